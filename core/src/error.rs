@@ -1,0 +1,51 @@
+//! Errors of the format and of reading, kept apart because hosts react
+//! differently: corrupt bytes are a server fault, a failed read may be retried.
+
+/// The bytes do not form a valid `.rete` file (or not one this build reads).
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The file does not start with the `.rete` magic number.
+    #[error("not a .rete file (bad magic number)")]
+    BadMagic,
+    /// The major version is one this build cannot read.
+    #[error("file is rete format {found}; this build reads format {supported}")]
+    UnsupportedVersion {
+        /// Major version in the file.
+        found: u16,
+        /// Major version this build reads.
+        supported: u16,
+    },
+    /// A structure is inconsistent, truncated or fails its checksum.
+    #[error("corrupt {section} at byte {offset}: {reason}")]
+    Corrupt {
+        /// The part of the file: "header", "INDEX", "dictionary block 3", …
+        section: String,
+        /// Absolute byte offset of that part.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl FormatError {
+    pub(crate) fn corrupt(section: impl Into<String>, offset: u64, reason: impl Into<String>) -> Self {
+        Self::Corrupt { section: section.into(), offset, reason: reason.into() }
+    }
+}
+
+/// Reading a file through a [`crate::RangeSource`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file's bytes are invalid.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The source could not deliver the bytes (I/O, network, changed file).
+    #[error("read failed: {0}")]
+    Source(String),
+    /// The source has not got these bytes yet: an asynchronous host fetches
+    /// them and evaluates again (see `docs/READ-PATH.md`).
+    #[error("{count} byte ranges are not loaded yet", count = .0.len())]
+    Missing(Vec<crate::ByteRange>),
+}

@@ -1,0 +1,79 @@
+//! Sealed blocks (FORMAT.md §5.3): a zstd frame plus a 4-byte checksum.
+//! Opening checks the checksum and the declared size before decompressing,
+//! so a corrupt block costs an error, never a huge allocation.
+
+use super::MAX_BLOCK_RAW_BYTES;
+use crate::FormatError;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Compresses `raw` and appends the checksum trailer.
+#[cfg(feature = "write")]
+pub fn seal(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut sealed = compress(raw)?;
+    let checksum = xxh3_64(&sealed) as u32;
+    sealed.extend_from_slice(&checksum.to_le_bytes());
+    Ok(sealed)
+}
+
+/// A zstd frame declaring its content size, at the format's fixed level.
+#[cfg(feature = "write")]
+pub fn compress(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    // bulk::compress writes the content size into the frame header (FORMAT.md §5.3).
+    zstd::bulk::compress(raw, super::ZSTD_LEVEL)
+}
+
+/// Verifies the trailer and decompresses; `what` and `offset` name the block in errors.
+pub fn open(sealed: &[u8], what: &dyn Fn() -> String, offset: u64) -> Result<Vec<u8>, FormatError> {
+    let corrupt = |reason: String| FormatError::corrupt(what(), offset, reason);
+    if sealed.len() < 4 {
+        return Err(corrupt(format!("{} bytes is too short for a block", sealed.len())));
+    }
+    let (frame, trailer) = sealed.split_at(sealed.len() - 4);
+    let expected = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    if xxh3_64(frame) as u32 != expected {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    decompress(frame, MAX_BLOCK_RAW_BYTES).map_err(corrupt)
+}
+
+/// Decompresses one zstd frame whose declared size must be at most `limit`.
+pub fn decompress(frame: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    let size = match zstd::zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(size)) => size,
+        Ok(None) => return Err("zstd frame does not declare its size".into()),
+        Err(_) => return Err("not a zstd frame".into()),
+    };
+    if size > limit {
+        return Err(format!("declares {size} bytes, more than the {limit}-byte limit"));
+    }
+    let raw = zstd::bulk::decompress(frame, size as usize).map_err(|e| format!("zstd: {e}"))?;
+    if raw.len() as u64 != size {
+        return Err(format!("decompressed to {} bytes, frame declared {size}", raw.len()));
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name() -> String {
+        "test block".into()
+    }
+
+    #[test]
+    fn round_trip() {
+        let raw = b"hello hello hello hello".repeat(10);
+        assert_eq!(open(&seal(&raw).unwrap(), &name, 0).unwrap(), raw);
+        assert_eq!(open(&seal(&[]).unwrap(), &name, 0).unwrap(), b"");
+    }
+
+    #[test]
+    fn detects_corruption() {
+        let mut sealed = seal(b"some bytes to compress").unwrap();
+        sealed[3] ^= 1;
+        let error = open(&sealed, &name, 7).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt test block at byte 7: checksum mismatch");
+        assert!(open(&[1, 2], &name, 0).is_err());
+    }
+}

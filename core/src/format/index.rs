@@ -1,0 +1,213 @@
+//! The INDEX section (FORMAT.md §4): where every block is and what it starts
+//! with. With it in memory a reader plans any lookup without further reads.
+
+use super::permutation::{Key, Permutation};
+use super::varint::{self, Cursor};
+use crate::{ByteRange, FormatError, TermId};
+
+/// A dictionary block's place and first term.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DictionaryEntry {
+    /// Absolute byte range of the sealed block.
+    pub range: ByteRange,
+    /// Id of its first term.
+    pub first_id: TermId,
+    /// Number of terms.
+    pub term_count: u64,
+    /// Encoded first term.
+    pub head: Vec<u8>,
+}
+
+/// A permutation block's place and first key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PermutationEntry {
+    /// Absolute byte range of the sealed block.
+    pub range: ByteRange,
+    /// Number of quads.
+    pub quad_count: u64,
+    /// Its first key, in the permutation's order.
+    pub first_key: Key,
+}
+
+/// A named graph and its quad count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphEntry {
+    /// Term id of the graph name.
+    pub id: TermId,
+    /// Quads in that graph.
+    pub quad_count: u64,
+}
+
+/// The decoded INDEX.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Index {
+    /// Dictionary blocks in id order.
+    pub dictionary: Vec<DictionaryEntry>,
+    /// Named graphs in id order.
+    pub graphs: Vec<GraphEntry>,
+    /// Blocks of each permutation, indexed by [`Permutation::id`].
+    pub permutations: [Vec<PermutationEntry>; 6],
+}
+
+impl Index {
+    /// Encodes INDEX (decompressed). Block ranges are not stored: only
+    /// lengths, since blocks of a section are contiguous.
+    #[cfg(feature = "write")]
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint::put(&mut out, self.dictionary.len() as u64);
+        let mut previous_head: &[u8] = &[];
+        for entry in &self.dictionary {
+            let shared = previous_head.iter().zip(&entry.head).take_while(|(a, b)| a == b).count();
+            for value in [entry.range.length, entry.term_count, shared as u64, (entry.head.len() - shared) as u64] {
+                varint::put(&mut out, value);
+            }
+            out.extend_from_slice(&entry.head[shared..]);
+            previous_head = &entry.head;
+        }
+        varint::put(&mut out, self.graphs.len() as u64);
+        let mut previous_id = 0;
+        for graph in &self.graphs {
+            varint::put(&mut out, graph.id - previous_id);
+            varint::put(&mut out, graph.quad_count);
+            previous_id = graph.id;
+        }
+        for blocks in &self.permutations {
+            varint::put(&mut out, blocks.len() as u64);
+            let mut previous_a = 0;
+            for block in blocks {
+                let [a, b, c, g] = block.first_key;
+                for value in [block.range.length, block.quad_count, a - previous_a, b, c, g] {
+                    varint::put(&mut out, value);
+                }
+                previous_a = a;
+            }
+        }
+        out
+    }
+
+    /// Decodes INDEX given the sections its blocks live in.
+    pub fn decode(raw: &[u8], dictionary_section: ByteRange, permutation_sections: [ByteRange; 6], index_offset: u64) -> Result<Self, FormatError> {
+        let corrupt = |reason: String| FormatError::corrupt("INDEX", index_offset, reason);
+        let cursor_error = |e: varint::CursorError| corrupt(format!("{} at byte {} of the decompressed index", e.reason, e.position));
+        let mut cursor = Cursor::new(raw);
+
+        let count = cursor.count(4).map_err(cursor_error)?;
+        let mut dictionary = Vec::with_capacity(count);
+        let mut blocks = BlockLayout::new(dictionary_section);
+        let mut next_id: TermId = 1;
+        let mut previous_head: Vec<u8> = Vec::new();
+        for i in 0..count {
+            let length = cursor.varint().map_err(cursor_error)?;
+            let term_count = cursor.varint().map_err(cursor_error)?;
+            let shared = cursor.varint().map_err(cursor_error)?;
+            let suffix_length = cursor.varint().map_err(cursor_error)?;
+            let suffix = cursor.bytes(suffix_length).map_err(cursor_error)?;
+            if shared > previous_head.len() as u64 || term_count == 0 {
+                return Err(corrupt(format!("dictionary block {i} has an invalid head or no terms")));
+            }
+            let mut head = previous_head[..shared as usize].to_vec();
+            head.extend_from_slice(suffix);
+            if i > 0 && head <= previous_head {
+                return Err(corrupt(format!("dictionary block {i} head is out of order")));
+            }
+            let range = blocks.next(length).ok_or_else(|| corrupt(format!("dictionary block {i} runs past its section")))?;
+            dictionary.push(DictionaryEntry { range, first_id: next_id, term_count, head: head.clone() });
+            next_id = next_id.checked_add(term_count).ok_or_else(|| corrupt("term count overflows".into()))?;
+            previous_head = head;
+        }
+        blocks.finish().map_err(|reason| corrupt(format!("dictionary {reason}")))?;
+
+        let count = cursor.count(2).map_err(cursor_error)?;
+        let mut graphs = Vec::with_capacity(count);
+        let mut previous_id = 0u64;
+        for i in 0..count {
+            let delta = cursor.varint().map_err(cursor_error)?;
+            let id = previous_id.checked_add(delta).filter(|&id| id > previous_id && id < next_id);
+            let id = id.ok_or_else(|| corrupt(format!("graph {i} has an invalid id")))?;
+            graphs.push(GraphEntry { id, quad_count: cursor.varint().map_err(cursor_error)? });
+            previous_id = id;
+        }
+
+        let mut permutations: [Vec<PermutationEntry>; 6] = Default::default();
+        for (p, section) in permutation_sections.into_iter().enumerate() {
+            let count = cursor.count(6).map_err(cursor_error)?;
+            let mut blocks = BlockLayout::new(section);
+            let mut previous_a = 0u64;
+            let entries = &mut permutations[p];
+            entries.reserve(count);
+            for i in 0..count {
+                let mut values = [0u64; 6];
+                for value in values.iter_mut() {
+                    *value = cursor.varint().map_err(cursor_error)?;
+                }
+                let [length, quad_count, a_delta, b, c, g] = values;
+                let name = Permutation::from_id(p as u8).map_or("?", Permutation::name);
+                let a = previous_a.checked_add(a_delta).ok_or_else(|| corrupt(format!("{name} block {i} key overflows")))?;
+                let first_key = [a, b, c, g];
+                if entries.last().is_some_and(|last: &PermutationEntry| last.first_key >= first_key) || quad_count == 0 {
+                    return Err(corrupt(format!("{name} block {i} is out of order or empty")));
+                }
+                let range = blocks.next(length).ok_or_else(|| corrupt(format!("{name} block {i} runs past its section")))?;
+                entries.push(PermutationEntry { range, quad_count, first_key });
+                previous_a = a;
+            }
+            blocks.finish().map_err(|reason| corrupt(format!("permutation {p} {reason}")))?;
+        }
+        if !cursor.is_empty() {
+            return Err(corrupt("trailing bytes".into()));
+        }
+        Ok(Self { dictionary, graphs, permutations })
+    }
+
+    /// The dictionary block that would hold an encoded term (last head ≤ term).
+    pub fn dictionary_block_for_term(&self, term: &[u8]) -> Option<usize> {
+        self.dictionary.partition_point(|entry| entry.head.as_slice() <= term).checked_sub(1)
+    }
+
+    /// The dictionary block holding an id.
+    pub fn dictionary_block_for_id(&self, id: TermId) -> Option<usize> {
+        let block = self.dictionary.partition_point(|entry| entry.first_id <= id).checked_sub(1)?;
+        let entry = &self.dictionary[block];
+        (id - entry.first_id < entry.term_count).then_some(block)
+    }
+
+    /// Indexes of the blocks of `permutation` that may hold keys starting with `prefix`.
+    pub fn blocks_for_prefix(&self, permutation: Permutation, prefix: &[TermId]) -> std::ops::Range<usize> {
+        let blocks = &self.permutations[usize::from(permutation.id())];
+        let mut low: Key = [0; 4];
+        let mut high: Key = [TermId::MAX; 4];
+        low[..prefix.len()].copy_from_slice(prefix);
+        high[..prefix.len()].copy_from_slice(prefix);
+        let first = blocks.partition_point(|b| b.first_key <= low).saturating_sub(1);
+        let last = blocks.partition_point(|b| b.first_key <= high);
+        first..last.max(first)
+    }
+}
+
+/// Walks contiguous blocks of a section, checking they stay inside it.
+struct BlockLayout {
+    section: ByteRange,
+    used: u64,
+}
+
+impl BlockLayout {
+    fn new(section: ByteRange) -> Self {
+        Self { section, used: 0 }
+    }
+
+    fn next(&mut self, length: u64) -> Option<ByteRange> {
+        let end = self.used.checked_add(length).filter(|&end| end <= self.section.length)?;
+        let range = ByteRange { offset: self.section.offset + self.used, length };
+        self.used = end;
+        Some(range)
+    }
+
+    fn finish(self) -> Result<(), String> {
+        if self.used == self.section.length {
+            Ok(())
+        } else {
+            Err(format!("blocks cover {} of the section's {} bytes", self.used, self.section.length))
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! rete-core: the `.rete` format and its reader.
+//!
+//! A `.rete` file holds an RDF dataset as a term dictionary plus the six orders
+//! of its quads in small compressed blocks (see `docs/FORMAT.md`). This crate
+//! encodes and decodes those bytes and answers quad patterns over them. It does
+//! no I/O of its own: reads go through a [`RangeSource`] the host supplies (a
+//! file, an HTTP client, an R2 binding), so the same code runs in the `rete`
+//! CLI and in a wasm Worker.
+#![warn(missing_docs)]
+
+mod error;
+pub mod format;
+pub mod read;
+
+pub use error::{FormatError, ReadError};
+pub use format::header::{Header, SectionKind};
+pub use format::permutation::Permutation;
+pub use format::term::{TermId, decode_term, encode_term};
+pub use read::{ByteRange, QuadPattern, RangeSource, Store};

@@ -1,0 +1,303 @@
+//! The reader: answers quad patterns and term lookups over any
+//! [`RangeSource`]. It holds the header and INDEX in memory and keeps
+//! decoded blocks in a [`BlockCache`] with a byte budget; every other byte is
+//! asked of the source, a block at a time or in batches (`prefetch`).
+
+mod cache;
+mod pattern;
+
+pub use cache::BlockCache;
+pub use pattern::{GraphFilter, QuadIter, QuadPattern};
+
+use crate::format::block;
+use crate::format::card::Card;
+use crate::format::dictionary::DictionaryBlock;
+use crate::format::header::{Header, SectionKind};
+use crate::format::index::Index;
+use crate::format::permutation::{self, Key, Permutation};
+use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
+use crate::{FormatError, ReadError, TermId};
+use oxrdf::{Term, TermRef};
+use std::cell::RefCell;
+use std::sync::Arc;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// An absolute byte range of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ByteRange {
+    /// First byte.
+    pub offset: u64,
+    /// Number of bytes.
+    pub length: u64,
+}
+
+impl ByteRange {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.offset + self.length
+    }
+}
+
+/// Where the bytes come from. The host implements it: a local file, an
+/// HTTP server honouring `Range`, an R2 binding, or a recorder that answers
+/// [`ReadError::Missing`] so an asynchronous host can fetch and retry.
+pub trait RangeSource {
+    /// Returns the bytes of each range, in order. A range reaching past the
+    /// end of the file yields only the bytes that exist.
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError>;
+}
+
+impl<S: RangeSource + ?Sized> RangeSource for &S {
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        (**self).read_ranges(ranges)
+    }
+}
+
+/// A block of the file, as the cache and the prefetcher name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BlockKey {
+    /// Dictionary block number.
+    Dictionary(usize),
+    /// Block number of a permutation.
+    Permutation(Permutation, usize),
+}
+
+/// A decoded block.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// Terms of a dictionary block.
+    Dictionary(Arc<DictionaryBlock>),
+    /// Keys of a permutation block.
+    Permutation(Arc<Vec<Key>>),
+}
+
+/// An open `.rete` file: header and INDEX in memory, blocks on demand.
+pub struct Store<S> {
+    source: S,
+    header: Header,
+    index: Index,
+    cache: RefCell<BlockCache>,
+}
+
+impl<S: RangeSource> Store<S> {
+    /// Opens a file: one read of its first 16 KiB, plus one more when INDEX
+    /// does not fit there (FORMAT.md §1). `cache_bytes` bounds decoded blocks.
+    pub fn open(source: S, cache_bytes: usize) -> Result<Self, ReadError> {
+        let first = ByteRange { offset: 0, length: FIRST_READ_BYTES };
+        let prefix = source.read_ranges(&[first])?.into_iter().next().unwrap_or_default();
+        let header = Header::decode(&prefix, None)?;
+        let index_section = *header.required(SectionKind::Index)?;
+        let index_bytes = if index_section.end_within(prefix.len() as u64) {
+            prefix[index_section.offset as usize..index_section.end() as usize].to_vec()
+        } else {
+            source.read_ranges(&[index_section.range()])?.into_iter().next().unwrap_or_default()
+        };
+        let index = decode_index(&header, &index_bytes)?;
+        Ok(Self { source, header, index, cache: RefCell::new(BlockCache::new(cache_bytes)) })
+    }
+
+    /// Opens from an already decoded header and index (a host that keeps them
+    /// across requests, keyed by content hash).
+    pub fn from_parts(source: S, header: Header, index: Index, cache: BlockCache) -> Self {
+        Self { source, header, index, cache: RefCell::new(cache) }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The decoded INDEX.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The source.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// Gives the cache back (to keep it for the next request).
+    pub fn into_cache(self) -> BlockCache {
+        self.cache.into_inner()
+    }
+
+    /// Reads and parses the CARD section.
+    pub fn card(&self) -> Result<Card, ReadError> {
+        let section = *self.header.required(SectionKind::Card)?;
+        let corrupt = |reason: String| FormatError::corrupt("CARD", section.offset, reason);
+        if section.length > MAX_CARD_BYTES {
+            return Err(corrupt(format!("{} bytes is over the {MAX_CARD_BYTES}-byte limit", section.length)).into());
+        }
+        let bytes = self.read_one(section.range())?;
+        if xxh3_64(&bytes) != section.checksum {
+            return Err(corrupt("checksum mismatch".into()).into());
+        }
+        let raw = block::decompress(&bytes, MAX_CARD_BYTES * 64).map_err(corrupt)?;
+        Ok(serde_json::from_slice(&raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?)
+    }
+
+    /// The id of a term, or `None` when the dataset does not contain it.
+    pub fn term_id(&self, term: TermRef<'_>) -> Result<Option<TermId>, ReadError> {
+        self.encoded_term_id(&term::encode_term(term))
+    }
+
+    /// The id of an encoded term (FORMAT.md §5.2, string → id).
+    pub fn encoded_term_id(&self, encoded: &[u8]) -> Result<Option<TermId>, ReadError> {
+        let Some(number) = self.index.dictionary_block_for_term(encoded) else { return Ok(None) };
+        let block = self.dictionary_block(number)?;
+        Ok(block.find(encoded).map(|position| self.index.dictionary[number].first_id + position as u64))
+    }
+
+    /// The term of an id.
+    pub fn term(&self, id: TermId) -> Result<Term, ReadError> {
+        Ok(term::decode_term(&self.encoded_term(id)?)?)
+    }
+
+    /// The encoded term of an id (FORMAT.md §5.2, id → string).
+    pub fn encoded_term(&self, id: TermId) -> Result<Vec<u8>, ReadError> {
+        let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
+            FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
+        })?;
+        let block = self.dictionary_block(number)?;
+        let position = (id - self.index.dictionary[number].first_id) as usize;
+        let entry = &self.index.dictionary[number];
+        block.get(position).map(<[u8]>::to_vec).ok_or_else(|| {
+            FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()
+        })
+    }
+
+    /// The quads matching a pattern, in the chosen permutation's order.
+    pub fn quads(&self, pattern: QuadPattern) -> QuadIter<'_, S> {
+        QuadIter::new(self, pattern)
+    }
+
+    /// The byte range of a block.
+    pub fn block_range(&self, key: BlockKey) -> Option<ByteRange> {
+        match key {
+            BlockKey::Dictionary(n) => self.index.dictionary.get(n).map(|e| e.range),
+            BlockKey::Permutation(p, n) => self.index.permutations[usize::from(p.id())].get(n).map(|e| e.range),
+        }
+    }
+
+    /// Loads every listed block not already cached, with one call to the source.
+    pub fn prefetch(&self, keys: &[BlockKey]) -> Result<(), ReadError> {
+        let mut missing: Vec<BlockKey> = keys.iter().copied().filter(|k| !self.cache.borrow().contains(k)).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let ranges: Vec<ByteRange> = missing.iter().filter_map(|&k| self.block_range(k)).collect();
+        let contents = self.source.read_ranges(&ranges)?;
+        for (key, bytes) in missing.into_iter().zip(contents) {
+            let decoded = self.decode_block(key, &bytes)?;
+            self.cache.borrow_mut().insert(key, decoded);
+        }
+        Ok(())
+    }
+
+    /// A decoded block, from the cache or the source.
+    pub fn block(&self, key: BlockKey) -> Result<Block, ReadError> {
+        if let Some(block) = self.cache.borrow_mut().get(&key) {
+            return Ok(block);
+        }
+        let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
+        let bytes = self.read_one(range)?;
+        let decoded = self.decode_block(key, &bytes)?;
+        self.cache.borrow_mut().insert(key, decoded.clone());
+        Ok(decoded)
+    }
+
+    fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryBlock>, ReadError> {
+        match self.block(BlockKey::Dictionary(number))? {
+            Block::Dictionary(block) => Ok(block),
+            Block::Permutation(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+        }
+    }
+
+    pub(crate) fn permutation_block(&self, permutation: Permutation, number: usize) -> Result<Arc<Vec<Key>>, ReadError> {
+        match self.block(BlockKey::Permutation(permutation, number))? {
+            Block::Permutation(keys) => Ok(keys),
+            Block::Dictionary(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+        }
+    }
+
+    /// Checks, decompresses and decodes the sealed bytes of a block.
+    pub fn decode_block(&self, key: BlockKey, sealed: &[u8]) -> Result<Block, FormatError> {
+        let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
+        let name = || match key {
+            BlockKey::Dictionary(n) => format!("dictionary block {n}"),
+            BlockKey::Permutation(p, n) => format!("{} block {n}", p.name()),
+        };
+        if sealed.len() as u64 != range.length {
+            return Err(FormatError::corrupt(name(), range.offset, format!("read {} bytes of {}: file truncated", sealed.len(), range.length)));
+        }
+        let raw = block::open(sealed, &name, range.offset)?;
+        Ok(match key {
+            BlockKey::Dictionary(n) => {
+                let block = DictionaryBlock::decode(&raw, &name(), range.offset)?;
+                if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0) != Some(&self.index.dictionary[n].head[..]) {
+                    return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
+                }
+                Block::Dictionary(Arc::new(block))
+            }
+            BlockKey::Permutation(p, n) => {
+                let keys = permutation::decode_block(&raw, &name(), range.offset)?;
+                let entry = &self.index.permutations[usize::from(p.id())][n];
+                if keys.len() as u64 != entry.quad_count || keys.first() != Some(&entry.first_key) {
+                    return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
+                }
+                Block::Permutation(Arc::new(keys))
+            }
+        })
+    }
+
+    fn read_one(&self, range: ByteRange) -> Result<Vec<u8>, ReadError> {
+        let bytes = self.source.read_ranges(&[range])?.into_iter().next().unwrap_or_default();
+        if (bytes.len() as u64) < range.length {
+            return Err(FormatError::corrupt("file", range.offset, format!("ends {} bytes early: truncated", range.length - bytes.len() as u64)).into());
+        }
+        Ok(bytes)
+    }
+}
+
+/// Checks and decodes INDEX given the header and the section's bytes.
+pub fn decode_index(header: &Header, sealed: &[u8]) -> Result<Index, FormatError> {
+    let section = header.required(SectionKind::Index)?;
+    let corrupt = |reason: String| FormatError::corrupt("INDEX", section.offset, reason);
+    if (sealed.len() as u64) < section.length {
+        return Err(corrupt(format!("read {} of {} bytes: file truncated", sealed.len(), section.length)));
+    }
+    if xxh3_64(sealed) != section.checksum {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    let raw = block::decompress(sealed, MAX_INDEX_RAW_BYTES).map_err(corrupt)?;
+    let dictionary = header.required(SectionKind::Dictionary)?.range();
+    let mut permutations = [ByteRange { offset: 0, length: 0 }; 6];
+    for p in Permutation::ALL {
+        permutations[usize::from(p.id())] = header.required(SectionKind::Permutation(p.id()))?.range();
+    }
+    let index = Index::decode(&raw, dictionary, permutations, section.offset)?;
+    let terms: u64 = index.dictionary.iter().map(|e| e.term_count).sum();
+    if terms != header.term_count {
+        return Err(corrupt(format!("dictionary holds {terms} terms, header says {}", header.term_count)));
+    }
+    for p in Permutation::ALL {
+        let quads: u64 = index.permutations[usize::from(p.id())].iter().map(|e| e.quad_count).sum();
+        if quads != header.quad_count {
+            return Err(corrupt(format!("{} holds {quads} quads, header says {}", p.name(), header.quad_count)));
+        }
+    }
+    Ok(index)
+}
+
+impl crate::format::header::Section {
+    fn end(&self) -> u64 {
+        self.offset + self.length
+    }
+
+    fn end_within(&self, available: u64) -> bool {
+        self.end() <= available
+    }
+}

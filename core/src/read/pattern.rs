@@ -1,0 +1,121 @@
+//! Quad patterns: pick the permutation whose key prefix is the bound
+//! positions, then walk only the blocks that can hold that prefix.
+
+use super::{BlockKey, RangeSource, Store};
+use crate::format::permutation::{Key, Permutation};
+use crate::{ReadError, TermId};
+use std::sync::Arc;
+
+/// Which graphs a pattern matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphFilter {
+    /// The default graph and every named graph.
+    Any,
+    /// Only the default graph.
+    Default,
+    /// Only named graphs (any of them).
+    AnyNamed,
+    /// One named graph.
+    Named(TermId),
+}
+
+impl GraphFilter {
+    fn accepts(self, g: TermId) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Default => g == 0,
+            Self::AnyNamed => g != 0,
+            Self::Named(id) => g == id,
+        }
+    }
+}
+
+/// A quad pattern over term ids; `None` is a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuadPattern {
+    /// Subject.
+    pub subject: Option<TermId>,
+    /// Predicate.
+    pub predicate: Option<TermId>,
+    /// Object.
+    pub object: Option<TermId>,
+    /// Graphs.
+    pub graph: GraphFilter,
+}
+
+impl QuadPattern {
+    /// The permutation serving the pattern and the bound key prefix.
+    pub fn plan(&self) -> (Permutation, Vec<TermId>) {
+        let (permutation, bound) = Permutation::for_bound(self.subject.is_some(), self.predicate.is_some(), self.object.is_some());
+        let spo = [self.subject.unwrap_or(0), self.predicate.unwrap_or(0), self.object.unwrap_or(0), 0];
+        (permutation, permutation.key(spo)[..bound].to_vec())
+    }
+
+    /// The blocks a scan of this pattern reads, for prefetching.
+    pub fn blocks<S: RangeSource>(&self, store: &Store<S>) -> Vec<BlockKey> {
+        let (permutation, prefix) = self.plan();
+        store.index().blocks_for_prefix(permutation, &prefix).map(|n| BlockKey::Permutation(permutation, n)).collect()
+    }
+}
+
+/// Iterator over the `[s, p, o, g]` quads matching a pattern.
+pub struct QuadIter<'a, S> {
+    store: &'a Store<S>,
+    pattern: QuadPattern,
+    permutation: Permutation,
+    prefix: Vec<TermId>,
+    blocks: std::ops::Range<usize>,
+    current: Option<(Arc<Vec<Key>>, usize)>,
+    done: bool,
+}
+
+impl<'a, S: RangeSource> QuadIter<'a, S> {
+    pub(super) fn new(store: &'a Store<S>, pattern: QuadPattern) -> Self {
+        let (permutation, prefix) = pattern.plan();
+        let blocks = store.index().blocks_for_prefix(permutation, &prefix);
+        Self { store, pattern, permutation, prefix, blocks, current: None, done: false }
+    }
+
+    /// The permutation being scanned.
+    pub fn permutation(&self) -> Permutation {
+        self.permutation
+    }
+}
+
+impl<S: RangeSource> Iterator for QuadIter<'_, S> {
+    type Item = Result<[TermId; 4], ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bound = self.prefix.len();
+        while !self.done {
+            if let Some((keys, position)) = &mut self.current {
+                while let Some(key) = keys.get(*position) {
+                    *position += 1;
+                    match key[..bound].cmp(&self.prefix) {
+                        std::cmp::Ordering::Less => continue,
+                        std::cmp::Ordering::Greater => {
+                            self.done = true;
+                            return None;
+                        }
+                        std::cmp::Ordering::Equal if self.pattern.graph.accepts(key[3]) => {
+                            return Some(Ok(self.permutation.quad(*key)));
+                        }
+                        std::cmp::Ordering::Equal => {}
+                    }
+                }
+            }
+            let Some(number) = self.blocks.next() else { break };
+            match self.store.permutation_block(self.permutation, number) {
+                Ok(keys) => {
+                    let start = keys.partition_point(|key| key[..bound] < self.prefix[..]);
+                    self.current = Some((keys, start));
+                }
+                Err(error) => {
+                    self.done = true;
+                    return Some(Err(error));
+                }
+            }
+        }
+        None
+    }
+}

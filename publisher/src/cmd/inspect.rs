@@ -1,0 +1,62 @@
+//! `rete inspect`: what a file holds, from its header, INDEX and CARD only.
+
+use crate::source::file::FileSource;
+use anyhow::Result;
+use rete_core::Store;
+use serde_json::json;
+use std::path::Path;
+
+/// Prints the header, sections and counts, as text or JSON.
+pub fn run(path: &Path, as_json: bool) -> Result<()> {
+    let store = super::open(path)?;
+    let report = describe(&store)?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let header = store.header();
+    println!("{}", path.display());
+    println!("  format        {}.{}", header.major_version, header.minor_version);
+    println!("  content hash  {}", header.content_hash_hex());
+    println!("  size          {} bytes", header.file_length);
+    println!("  quads         {}", header.quad_count);
+    println!("  terms         {}", header.term_count);
+    println!("  named graphs  {}", header.graph_count);
+    println!("  sections");
+    for section in &header.sections {
+        let blocks = if section.item_count > 0 { format!("{:>8} blocks", section.item_count) } else { String::new() };
+        println!("    {:<18} {:>12} bytes at {:>10} {blocks}", section.kind.name(), section.length, section.offset);
+    }
+    let card = store.card()?;
+    println!("  top predicates");
+    for predicate in card.predicates.iter().take(10) {
+        println!("    {:>10}  {}", predicate.quads, predicate.iri);
+    }
+    if !card.classes.is_empty() {
+        println!("  top classes");
+        for class in card.classes.iter().take(10) {
+            println!("    {:>10}  {}", class.instances, class.iri);
+        }
+    }
+    Ok(())
+}
+
+/// The JSON form of `inspect`.
+pub fn describe(store: &Store<FileSource>) -> Result<serde_json::Value> {
+    let header = store.header();
+    let sections: Vec<_> = header
+        .sections
+        .iter()
+        .map(|s| json!({"kind": s.kind.name(), "offset": s.offset, "length": s.length, "blocks": s.item_count, "checksum": format!("{:016x}", s.checksum)}))
+        .collect();
+    Ok(json!({
+        "format_version": format!("{}.{}", header.major_version, header.minor_version),
+        "content_hash": header.content_hash_hex(),
+        "file_bytes": header.file_length,
+        "quads": header.quad_count,
+        "terms": header.term_count,
+        "graphs": header.graph_count,
+        "sections": sections,
+        "card": store.card()?,
+    }))
+}

@@ -1,0 +1,19 @@
+//! One module per subcommand.
+
+pub mod dump;
+pub mod inspect;
+pub mod verify;
+
+use crate::source::file::FileSource;
+use anyhow::{Context, Result};
+use rete_core::Store;
+use std::path::Path;
+
+/// Decoded blocks the CLI keeps in memory at most.
+pub const CACHE_BYTES: usize = 256 << 20;
+
+/// Opens a local `.rete` file.
+pub fn open(path: &Path) -> Result<Store<FileSource>> {
+    let source = FileSource::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    Store::open(source, CACHE_BYTES).with_context(|| format!("cannot read {}", path.display()))
+}

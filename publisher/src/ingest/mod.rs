@@ -1,0 +1,9 @@
+//! Turning RDF text into a `.rete` file with bounded memory: parse (and
+//! number terms in order of appearance), merge the term runs into the sorted
+//! dictionary, renumber quads, then sort them six times.
+
+pub mod build;
+pub mod dictionary;
+pub mod input;
+pub mod parse;
+pub mod sort;

@@ -1,0 +1,3 @@
+//! Byte-range sources the CLI reads `.rete` files through.
+
+pub mod file;
