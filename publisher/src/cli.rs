@@ -8,7 +8,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success
   1  invalid data: an RDF syntax error, a corrupt .rete file, a failed verify
-  2  usage error: unknown flag, missing argument
+  2  usage error: unknown flag, missing argument, invalid flag value
   3  any other failure: a file that cannot be read or written, …";
 
 /// rete: publish an RDF dataset as one .rete file and query it where it sits.

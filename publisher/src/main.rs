@@ -6,7 +6,7 @@ mod cli;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use cli::{Cli, Command};
-use rete_publisher::cmd;
+use rete_publisher::cmd::{self, UsageError};
 use rete_publisher::ingest::build::{BuildOptions, build};
 use rete_publisher::ingest::input::{Input, format_from_name};
 use std::io::IsTerminal;
@@ -35,10 +35,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Build { inputs, output, format, mem, threads, lenient, temp_dir, quiet } => {
             let format = match format.as_deref() {
                 None => None,
-                Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).with_context(|| format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml"))?),
+                Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).ok_or_else(|| UsageError(format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml")))?),
             };
             let inputs = inputs.iter().map(|path| Input::new(path, format)).collect::<Result<Vec<_>>>()?;
-            let Some(memory_bytes) = cli::parse_bytes(&mem) else { bail!("invalid --mem {mem:?}; write a size such as 512MiB or 2GiB") };
+            let Some(memory_bytes) = cli::parse_bytes(&mem) else { bail!(UsageError(format!("invalid --mem {mem:?}; write a size such as 512MiB or 2GiB"))) };
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().context("cannot start worker threads")?;
             }
@@ -69,9 +69,12 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// 1 for invalid data, 3 for everything else (2 is clap's usage error).
+/// 1 for invalid data, 2 for usage errors, 3 for everything else.
 fn exit_code(error: &anyhow::Error) -> u8 {
     for cause in error.chain() {
+        if cause.is::<UsageError>() {
+            return 2;
+        }
         if cause.is::<rete_publisher::ingest::parse::InputError>()
             || cause.is::<rete_core::FormatError>()
             || cause.is::<cmd::verify::VerifyFailed>()

@@ -53,6 +53,20 @@ impl<S: RangeSource + ?Sized> RangeSource for &S {
     }
 }
 
+/// A file held in memory (tests, small embedded datasets).
+impl RangeSource for [u8] {
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        let length = self.len() as u64;
+        Ok(ranges.iter().map(|r| self[r.offset.min(length) as usize..r.end().min(length) as usize].to_vec()).collect())
+    }
+}
+
+impl RangeSource for Vec<u8> {
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        self.as_slice().read_ranges(ranges)
+    }
+}
+
 /// A block of the file, as the cache and the prefetcher name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BlockKey {

@@ -4,38 +4,47 @@ use crate::source::file::FileSource;
 use anyhow::Result;
 use rete_core::Store;
 use serde_json::json;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 /// Prints the header, sections and counts, as text or JSON.
 pub fn run(path: &Path, as_json: bool) -> Result<()> {
     let store = super::open(path)?;
     let report = describe(&store)?;
+    let mut text = String::new();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(());
+        writeln!(text, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        describe_text(&store, path, &mut text)?;
     }
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn describe_text(store: &Store<FileSource>, path: &Path, text: &mut String) -> Result<()> {
     let header = store.header();
-    println!("{}", path.display());
-    println!("  format        {}.{}", header.major_version, header.minor_version);
-    println!("  content hash  {}", header.content_hash_hex());
-    println!("  size          {} bytes", header.file_length);
-    println!("  quads         {}", header.quad_count);
-    println!("  terms         {}", header.term_count);
-    println!("  named graphs  {}", header.graph_count);
-    println!("  sections");
+    writeln!(text, "{}", path.display())?;
+    writeln!(text, "  format        {}.{}", header.major_version, header.minor_version)?;
+    writeln!(text, "  content hash  {}", header.content_hash_hex())?;
+    writeln!(text, "  size          {} bytes", header.file_length)?;
+    writeln!(text, "  quads         {}", header.quad_count)?;
+    writeln!(text, "  terms         {}", header.term_count)?;
+    writeln!(text, "  named graphs  {}", header.graph_count)?;
+    writeln!(text, "  sections")?;
     for section in &header.sections {
         let blocks = if section.item_count > 0 { format!("{:>8} blocks", section.item_count) } else { String::new() };
-        println!("    {:<18} {:>12} bytes at {:>10} {blocks}", section.kind.name(), section.length, section.offset);
+        writeln!(text, "    {:<18} {:>12} bytes at {:>10} {blocks}", section.kind.name(), section.length, section.offset)?;
     }
     let card = store.card()?;
-    println!("  top predicates");
+    writeln!(text, "  top predicates")?;
     for predicate in card.predicates.iter().take(10) {
-        println!("    {:>10}  {}", predicate.quads, predicate.iri);
+        writeln!(text, "    {:>10}  {}", predicate.quads, predicate.iri)?;
     }
     if !card.classes.is_empty() {
-        println!("  top classes");
+        writeln!(text, "  top classes")?;
         for class in card.classes.iter().take(10) {
-            println!("    {:>10}  {}", class.instances, class.iri);
+            writeln!(text, "    {:>10}  {}", class.instances, class.iri)?;
         }
     }
     Ok(())

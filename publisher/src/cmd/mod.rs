@@ -9,6 +9,18 @@ use anyhow::{Context, Result};
 use rete_core::Store;
 use std::path::Path;
 
+/// A flag or argument with a value the command cannot use (exit code 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
 /// Decoded blocks the CLI keeps in memory at most.
 pub const CACHE_BYTES: usize = 256 << 20;
 

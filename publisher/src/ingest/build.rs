@@ -74,8 +74,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let temp_root = options.temp_dir.clone().unwrap_or_else(|| output_dir.clone());
     let temp = tempfile::Builder::new().prefix(".rete-build-").tempdir_in(&temp_root).with_context(|| format!("cannot create a temporary directory in {}", temp_root.display()))?;
     let dir = temp.path();
-    // Half for the term table while parsing; sorts use the whole budget later.
-    let memory = options.memory_bytes.max(16 << 20);
+    // Half for the term table while parsing, half for sort runs and id mappings.
+    let memory = options.memory_bytes.max(64 << 10);
     let progress = Progress::new(options.progress);
 
     // 1. Parse: temporary ids for terms, temporary-id quads to disk.

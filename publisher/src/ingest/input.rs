@@ -25,7 +25,7 @@ impl Input {
         let stem = name.strip_suffix(".gz").unwrap_or(&name);
         let format = match format {
             Some(format) => format,
-            None if path == Path::new("-") => bail!("reading stdin needs --format (nt, nq, ttl, trig or rdfxml)"),
+            None if path == Path::new("-") => bail!(crate::cmd::UsageError("reading stdin needs --format (nt, nq, ttl, trig or rdfxml)".into())),
             None => format_from_extension(stem).with_context(|| {
                 format!("cannot tell the RDF syntax of {} from its extension; pass --format nt|nq|ttl|trig|rdfxml", path.display())
             })?,

@@ -160,9 +160,18 @@ fn locate(input: &Input, error: &oxrdfio::RdfSyntaxError) -> InputError {
         line,
         column,
         byte,
-        message: error.to_string(),
+        message: without_position(&error.to_string()),
         hint: hint(input, error, quote.as_deref()),
         quote,
+    }
+}
+
+/// The parser's message without its own "Parser error at line … columns …:" prefix,
+/// since the position is printed in `file:line:column` form.
+fn without_position(message: &str) -> String {
+    match message.strip_prefix("Parser error at ").and_then(|rest| rest.split_once(": ")) {
+        Some((_, message)) => message.to_owned(),
+        None => message.to_owned(),
     }
 }
 

@@ -1,0 +1,274 @@
+//! `rete build` end to end: round trips, determinism, bounded-memory paths,
+//! edge terms, and corrupt files that must give errors, never panics.
+
+use oxrdf::Dataset;
+use oxrdfio::{RdfFormat, RdfParser};
+use rete_core::read::{GraphFilter, QuadPattern};
+use rete_core::{FormatError, ReadError, Store};
+use rete_publisher::ingest::build::{BuildOptions, build};
+use rete_publisher::ingest::input::Input;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn build_file(inputs: &[&Path], dir: &Path, name: &str, memory_bytes: usize) -> anyhow::Result<PathBuf> {
+    let output = dir.join(name);
+    let inputs = inputs.iter().map(|p| Input::new(p, None)).collect::<anyhow::Result<Vec<_>>>()?;
+    build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient: false, temp_dir: None, progress: false })?;
+    Ok(output)
+}
+
+/// Every quad of a file, read back through the reader, as an oxrdf dataset.
+fn read_back(bytes: Vec<u8>) -> Result<Dataset, ReadError> {
+    let store = Store::open(bytes, 1 << 20)?;
+    let mut dataset = Dataset::new();
+    for quad in store.quads(QuadPattern { subject: None, predicate: None, object: None, graph: GraphFilter::Any }) {
+        let [s, p, o, g] = quad?;
+        let subject = match store.term(s)? {
+            oxrdf::Term::NamedNode(n) => oxrdf::NamedOrBlankNode::from(n),
+            oxrdf::Term::BlankNode(b) => b.into(),
+            other => panic!("literal subject {other}"),
+        };
+        let oxrdf::Term::NamedNode(predicate) = store.term(p)? else { panic!("bad predicate") };
+        let graph = match g {
+            0 => oxrdf::GraphName::DefaultGraph,
+            g => match store.term(g)? {
+                oxrdf::Term::NamedNode(n) => n.into(),
+                oxrdf::Term::BlankNode(b) => b.into(),
+                other => panic!("literal graph {other}"),
+            },
+        };
+        dataset.insert(&oxrdf::Quad::new(subject, predicate, store.term(o)?, graph));
+    }
+    Ok(dataset)
+}
+
+fn parse_reference(path: &Path) -> Option<Dataset> {
+    let name = path.to_string_lossy();
+    let format = if name.ends_with(".rdf") { RdfFormat::RdfXml } else if name.ends_with(".nt") { RdfFormat::NTriples } else { RdfFormat::Turtle };
+    let base = format!("file://{}", std::path::absolute(path).ok()?.display());
+    let parser = RdfParser::from_format(format).with_base_iri(base).ok()?;
+    let mut dataset = Dataset::new();
+    for quad in parser.for_reader(std::fs::File::open(path).ok()?) {
+        dataset.insert(&quad.ok()?);
+    }
+    Some(dataset)
+}
+
+fn canonical(mut dataset: Dataset) -> Dataset {
+    dataset.canonicalize(oxrdf::dataset::CanonicalizationAlgorithm::Unstable);
+    dataset
+}
+
+fn data_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            data_files(&path, out);
+        } else if ["ttl", "nt", "rdf", "nq", "trig"].iter().any(|ext| path.extension().is_some_and(|e| e == *ext)) {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn round_trips_every_sparql_test_data_file() {
+    let mut files = Vec::new();
+    data_files(&repo().join("../shared/sparql-tests/sparql"), &mut files);
+    assert!(files.len() > 300, "expected the W3C test data beside the repo, found {} files", files.len());
+    let dir = tempfile::tempdir().unwrap();
+    let (mut compared, mut rejected) = (0, 0);
+    for file in &files {
+        let reference = parse_reference(file);
+        match (reference, build_file(&[file], dir.path(), "t.rete", 1 << 20)) {
+            (Some(reference), Ok(built)) => {
+                let back = read_back(std::fs::read(built).unwrap()).unwrap();
+                assert!(canonical(back) == canonical(reference), "{} does not round-trip", file.display());
+                compared += 1;
+            }
+            (None, Err(_)) => rejected += 1,
+            (Some(_), Err(error)) => panic!("{} parses but does not build: {error:#}", file.display()),
+            (None, Ok(_)) => panic!("{} is invalid but built", file.display()),
+        }
+    }
+    assert!(compared > 300, "compared {compared}, rejected {rejected}");
+}
+
+#[test]
+fn round_trips_examples() {
+    let mut files = Vec::new();
+    data_files(&repo().join("examples"), &mut files);
+    let dir = tempfile::tempdir().unwrap();
+    for file in files.iter().filter(|f| !f.to_string_lossy().contains("queries")) {
+        let Some(reference) = parse_reference(file) else { continue };
+        let built = build_file(&[file], dir.path(), "e.rete", 64 << 20).unwrap();
+        let back = read_back(std::fs::read(built).unwrap()).unwrap();
+        assert_eq!(back.len(), reference.len(), "{}", file.display());
+        assert!(canonical(back) == canonical(reference), "{} does not round-trip", file.display());
+    }
+}
+
+/// A few thousand quads with many distinct terms, named graphs and blank nodes.
+fn synthetic_nquads(dir: &Path, quads: usize) -> PathBuf {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for i in 0..quads {
+        let graph = if i % 3 == 0 { String::new() } else { format!(" <http://example.org/graph/{}>", i % 5) };
+        let object = match i % 4 {
+            0 => format!("<http://example.org/thing/{}>", (i * 7919) % quads),
+            1 => format!("\"value {i} é\\n\"@en"),
+            2 => format!("\"{}\"^^<http://www.w3.org/2001/XMLSchema#integer>", i % 1000),
+            _ => format!("_:n{}", i % 97),
+        };
+        writeln!(text, "<http://example.org/thing/{}> <http://example.org/p{}> {object}{graph} .", i % 1500, i % 13).unwrap();
+    }
+    let path = dir.join("synthetic.nq");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn output_is_deterministic_across_memory_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = synthetic_nquads(dir.path(), 20_000);
+    let roomy = build_file(&[&input], dir.path(), "roomy.rete", 256 << 20).unwrap();
+    let again = build_file(&[&input], dir.path(), "again.rete", 256 << 20).unwrap();
+    // 64 KiB forces term runs, on-disk id mapping, windowed renumbering and multi-run sorts.
+    let tight = build_file(&[&input], dir.path(), "tight.rete", 64 << 10).unwrap();
+    let roomy = std::fs::read(roomy).unwrap();
+    assert!(roomy == std::fs::read(again).unwrap(), "two builds differ");
+    assert!(roomy == std::fs::read(tight).unwrap(), "a tight memory budget changes the output");
+    let reference = parse_reference_nquads(&input);
+    assert!(canonical(read_back(roomy).unwrap()) == canonical(reference));
+}
+
+fn parse_reference_nquads(path: &Path) -> Dataset {
+    RdfParser::from_format(RdfFormat::NQuads).for_reader(std::fs::File::open(path).unwrap()).map(|q| q.unwrap()).collect()
+}
+
+#[test]
+fn output_is_deterministic_across_thread_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = synthetic_nquads(dir.path(), 20_000);
+    let run = |threads: &str, name: &str| {
+        let output = dir.path().join(name);
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_rete"))
+            .args(["build", "-q", "--threads", threads, "-o"])
+            .arg(&output)
+            .arg(&input)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::fs::read(output).unwrap()
+    };
+    assert!(run("1", "one.rete") == run("4", "four.rete"));
+}
+
+#[test]
+fn keeps_edge_terms_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(1 << 20);
+    let text = format!(
+        "@prefix ex: <http://example.org/> .\n\
+         ex:s ex:p \"01\"^^<http://www.w3.org/2001/XMLSchema#integer>, \"1.0E0\"^^<http://www.w3.org/2001/XMLSchema#double> .\n\
+         ex:s ex:p \"tab\\there \\\"quoted\\\" \\u00e9 \\U0001F600\", \"\", \"chat\"@fr, \"colour\"@en-GB .\n\
+         <http://example.org/ünïcødé/%20> ex:p [ ex:q ( 1 2 ) ] .\n\
+         ex:s ex:long \"{long}\" .\n"
+    );
+    let input = dir.path().join("edge.ttl");
+    std::fs::write(&input, text).unwrap();
+    let built = build_file(&[&input], dir.path(), "edge.rete", 1 << 20).unwrap();
+    let back = read_back(std::fs::read(built).unwrap()).unwrap();
+    let reference = parse_reference(&input).unwrap();
+    assert!(canonical(back.clone()) == canonical(reference));
+    let lexical: Vec<String> = back.iter().filter_map(|q| match q.object {
+        oxrdf::TermRef::Literal(l) => Some(l.value().to_owned()),
+        _ => None,
+    }).collect();
+    assert!(lexical.contains(&"01".to_owned()), "lexical form kept");
+    assert!(lexical.contains(&long));
+}
+
+#[test]
+fn empty_input_gives_a_valid_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("empty.nt");
+    std::fs::write(&input, "").unwrap();
+    let built = build_file(&[&input], dir.path(), "empty.rete", 1 << 20).unwrap();
+    let store = Store::open(std::fs::read(built).unwrap(), 1 << 20).unwrap();
+    assert_eq!(store.header().quad_count, 0);
+    assert_eq!(store.term(1).unwrap_err().to_string(), "corrupt dictionary at byte 0: term id 1 is not in the dictionary (0 terms)");
+    assert_eq!(store.quads(QuadPattern { subject: None, predicate: None, object: None, graph: GraphFilter::Any }).count(), 0);
+}
+
+fn small_file() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let input = synthetic_nquads(dir.path(), 3000);
+    std::fs::read(build_file(&[&input], dir.path(), "small.rete", 1 << 20).unwrap()).unwrap()
+}
+
+/// Opens a file and reads every block and quad; any error is fine, a panic is not.
+fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
+    use rete_core::read::BlockKey;
+    let store = Store::open(bytes, 1 << 20)?;
+    store.card()?;
+    for n in 0..store.index().dictionary.len() {
+        store.block(BlockKey::Dictionary(n))?;
+    }
+    for permutation in rete_core::Permutation::ALL {
+        for n in 0..store.index().permutations[usize::from(permutation.id())].len() {
+            store.block(BlockKey::Permutation(permutation, n))?;
+        }
+    }
+    let mut count = 0;
+    for quad in store.quads(QuadPattern { subject: None, predicate: None, object: None, graph: GraphFilter::Any }) {
+        for id in quad? {
+            if id != 0 {
+                store.term(id)?;
+            }
+        }
+        count += 1;
+    }
+    Ok(count)
+}
+
+#[test]
+fn flipped_bytes_give_errors_never_panics() {
+    let original = small_file();
+    let total = read_everything(original.clone()).unwrap();
+    let step = (original.len() / 1500).max(1);
+    for offset in (0..original.len()).step_by(step) {
+        let mut bytes = original.clone();
+        bytes[offset] ^= 0x5a;
+        // Header, INDEX, CARD and every block carry a checksum, and the format has no
+        // padding: a reader that reads everything must notice every flip.
+        let result = read_everything(bytes);
+        assert!(result.is_err(), "flip at {offset} went unnoticed (read {result:?} of {total} quads)");
+    }
+}
+
+#[test]
+fn truncated_files_give_errors() {
+    let original = small_file();
+    let step = (original.len() / 500).max(1);
+    for length in (0..original.len()).step_by(step) {
+        let error = read_everything(original[..length].to_vec()).expect_err("truncated file read fine");
+        assert!(!error.to_string().is_empty());
+    }
+}
+
+#[test]
+fn wrong_magic_and_future_version_are_named() {
+    let original = small_file();
+    let mut bad_magic = original.clone();
+    bad_magic[0] = b'X';
+    assert!(matches!(Store::open(bad_magic, 1024).err(), Some(ReadError::Format(FormatError::BadMagic))));
+    let mut future = original.clone();
+    future[8] = 2;
+    let error = Store::open(future, 1024).err().unwrap();
+    assert_eq!(error.to_string(), "file is rete format 2; this build reads format 1");
+}
