@@ -172,9 +172,13 @@ mod tests {
     #[test]
     fn cuts_blocks() {
         let mut encoder = DictionaryEncoder::new(16);
+        // Terms cost 9 bytes, then 3 each (6 shared): a block fills at 4 terms.
         let blocks: Vec<_> = (0..10).filter_map(|i| encoder.push(format!("\x03term{i:02}").as_bytes())).collect();
-        assert!(blocks.len() >= 3);
-        assert_eq!(blocks[0].head, b"\x03term00");
+        assert_eq!(blocks.len(), 2);
+        assert_eq!((blocks[0].head.as_slice(), blocks[0].term_count), (&b"\x03term00"[..], 4));
+        assert_eq!((blocks[1].head.as_slice(), blocks[1].term_count), (&b"\x03term04"[..], 4));
+        let last = encoder.finish().unwrap();
+        assert_eq!((last.head.as_slice(), last.term_count), (&b"\x03term08"[..], 2));
     }
 
     #[test]

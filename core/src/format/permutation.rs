@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn rejects_corrupt_blocks() {
-        assert!(decode_block(&[2, 1, 0, 1, 1, 1, 1, 0, 0], "t", 0).is_err(), "duplicate quads");
+        assert!(decode_block(&[2, 1, 0, 1, 0, 1, 0, 0, 0], "t", 0).is_err(), "duplicate quads");
         assert!(decode_block(&[1, 1, 1], "t", 0).is_err(), "truncated");
         assert!(decode_block(&[1, 1, 1, 1, 0, 9], "t", 0).is_err(), "trailing");
         assert!(decode_block(&[0xff, 0xff, 0x03], "t", 0).is_err(), "count too large");
