@@ -5,12 +5,15 @@
 //! encodes and decodes those bytes and answers quad patterns over them. It does
 //! no I/O of its own: reads go through a [`RangeSource`] the host supplies (a
 //! file, an HTTP client, an R2 binding), so the same code runs in the `rete`
-//! CLI and in a wasm Worker.
+//! CLI and in a wasm Worker. [`sparql`] evaluates SPARQL 1.1 queries over a
+//! [`Store`] within a caller's budget, and [`results`] writes their answers.
 #![warn(missing_docs)]
 
 mod error;
 pub mod format;
 pub mod read;
+pub mod results;
+pub mod sparql;
 
 pub use error::{FormatError, ReadError};
 pub use format::header::{Header, SectionKind};

@@ -1,15 +1,24 @@
 //! Every flag of `rete`, documented once: clap builds `--help` from these
 //! doc comments (first line: short help; the rest: `--help` only).
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use rete_core::results::ResultFormat;
+use rete_publisher::cmd::UsageError;
+use rete_publisher::cmd::publish::PublishOptions;
+use rete_publisher::r2::{Choice, TargetOptions, Tuning, Verify};
 use std::path::PathBuf;
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
-  1  invalid data: an RDF syntax error, a corrupt .rete file, a failed verify
-  2  usage error: unknown flag, missing argument, invalid flag value
-  3  any other failure: a file that cannot be read or written, …";
+  1  invalid data: an RDF syntax error, a corrupt .rete file, a failed verify,
+     a malformed or unsupported SPARQL query
+  2  usage error: unknown flag, missing argument, invalid flag value, a query
+     --format that cannot hold the answer
+  3  any other failure: a file that cannot be read or written, …
+  4  storage error (publish, ls, rollback, gc): R2 rejected the credentials, could not be
+     reached or kept failing, or wrangler failed; the served version was not changed
+  5  the query exceeded a limit (query --timeout-s)";
 
 /// rete: publish an RDF dataset as one .rete file and query it where it sits.
 #[derive(Debug, Parser)]
@@ -82,12 +91,266 @@ pub enum Command {
         /// The .rete file.
         file: PathBuf,
     },
+    /// Run a SPARQL 1.1 query over a .rete file and write the answer to stdout.
+    ///
+    /// Every query form works: SELECT and ASK answer in SPARQL JSON (default),
+    /// XML, CSV or TSV; CONSTRUCT and DESCRIBE in N-Triples (default), Turtle,
+    /// N-Quads, TriG, JSON-LD or RDF/XML. Solutions are written as they are
+    /// found. Literals keep their lexical form ("01"^^xsd:integer stays 01).
+    /// A malformed query is reported with its line and column and a caret
+    /// under the error.
+    ///
+    /// Example: rete query dataset.rete 'SELECT ?s WHERE { ?s a <http://schema.org/Person> } LIMIT 10'
+    #[command(after_help = EXIT_CODES)]
+    Query {
+        /// The .rete file.
+        file: PathBuf,
+        /// The query text (or use --file).
+        #[arg(required_unless_present = "query_file", conflicts_with = "query_file")]
+        query: Option<String>,
+        /// Read the query from a file instead (`-` reads stdin).
+        ///
+        /// Example: rete query dataset.rete --file report.rq -f csv
+        #[arg(long = "file", value_name = "QUERY_FILE")]
+        query_file: Option<PathBuf>,
+        /// Output format: json, xml, csv, tsv (SELECT, ASK); nt, ttl, nq, trig, jsonld, rdf (CONSTRUCT, DESCRIBE).
+        ///
+        /// By default JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE.
+        /// A format that cannot hold the answer (ttl for a SELECT) is a usage error.
+        #[arg(short, long, value_parser = parse_result_format)]
+        format: Option<ResultFormat>,
+        /// Base IRI against which relative IRIs in the query resolve.
+        #[arg(long, value_name = "IRI", value_parser = parse_iri)]
+        base: Option<String>,
+        /// A graph to merge into the default graph (repeatable), like the protocol's default-graph-uri.
+        ///
+        /// With --named-graph, replaces the query's own FROM and FROM NAMED
+        /// clauses. Example: --default-graph http://example.org/g1
+        #[arg(long = "default-graph", value_name = "IRI", value_parser = parse_iri)]
+        default_graphs: Vec<String>,
+        /// A graph GRAPH can see (repeatable), like the protocol's named-graph-uri.
+        ///
+        /// When given, the other named graphs are invisible to the query.
+        #[arg(long = "named-graph", value_name = "IRI", value_parser = parse_iri)]
+        named_graphs: Vec<String>,
+        /// Give up after this many seconds (exit code 5).
+        #[arg(long, value_name = "SECONDS")]
+        timeout_s: Option<f64>,
+    },
     /// Write every quad as N-Quads to stdout.
     #[command(after_help = EXIT_CODES)]
     Dump {
         /// The .rete file.
         file: PathBuf,
     },
+    /// Build a dataset (or take a .rete file) and publish it to R2, atomically.
+    ///
+    /// The file is uploaded as datasets/NAME/<content-hash>.rete (multipart, parts in
+    /// parallel, retried), checked against the local file, and only then does
+    /// datasets/NAME/current.json switch to it; a failure at any point leaves the previous
+    /// version served, and re-running the same command finishes the job (uploads restart,
+    /// an object already complete is reused).
+    ///
+    /// R2 credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY and
+    /// R2_BUCKET (R2_ENDPOINT for another S3-compatible server), else from the [r2] table of
+    /// --config or ~/.config/rete/config.toml. Without any, or with --local, the dataset
+    /// goes to wrangler's local R2 so `wrangler dev` serves it.
+    ///
+    /// Example: rete publish people.nt.gz --name people --url https://rete.example.workers.dev
+    #[command(after_help = EXIT_CODES)]
+    Publish(PublishArgs),
+    /// List published datasets and their versions; `*` marks the one served.
+    #[command(after_help = EXIT_CODES)]
+    Ls {
+        /// Only this dataset.
+        name: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Serve an older version again: switch current.json back.
+    ///
+    /// Without VERSION, goes to the version published just before the current one.
+    /// Only the pointer changes; no file is deleted.
+    ///
+    /// Example: rete rollback people 3f2a9c
+    #[command(after_help = EXIT_CODES)]
+    Rollback {
+        /// The dataset.
+        name: String,
+        /// The version to serve: its content hash or a unique prefix of it (4+ digits).
+        version: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Delete old versions of a dataset, keeping the newest ones and always the current one.
+    ///
+    /// Example: rete gc people --keep 3
+    #[command(after_help = EXIT_CODES)]
+    Gc {
+        /// The dataset.
+        name: String,
+        /// Versions to keep, newest first (the current one is kept in any case).
+        #[arg(long)]
+        keep: usize,
+        /// Say what would be deleted; delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+/// Where `publish`, `ls`, `rollback` and `gc` work.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Use wrangler's local R2 (what `wrangler dev` serves), even when R2 is configured.
+    ///
+    /// Runs `wrangler r2 object put|delete --local` from the node_modules of the current
+    /// directory or a parent (run `npm ci` in the rete checkout first).
+    #[arg(long, conflicts_with = "remote")]
+    pub local: bool,
+    /// Require R2: fail when credentials are missing instead of falling back to --local.
+    #[arg(long)]
+    pub remote: bool,
+    /// TOML file with an [r2] table (default: ~/.config/rete/config.toml).
+    ///
+    /// Keys: account_id, access_key_id, secret_access_key, bucket, endpoint, url. Each
+    /// R2_* environment variable (RETE_URL for url) overrides its key.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Bucket (R2: overrides R2_BUCKET; local: default "rete").
+    #[arg(long)]
+    pub bucket: Option<String>,
+    /// State directory of the local R2, shared with `wrangler dev --persist-to`.
+    #[arg(long, value_name = "DIR", default_value = ".wrangler/state")]
+    pub persist_to: PathBuf,
+}
+
+/// `rete publish`'s flags.
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// RDF files to build, or one ready .rete file (recognised by its magic number).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Dataset name: letters, digits, '.', '_', '-' (a key segment and a URL segment).
+    #[arg(long)]
+    pub name: String,
+    /// Keep the built .rete file here (default: a temporary file, deleted after upload).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Syntax of every RDF input, as in `rete build --format`.
+    #[arg(short, long)]
+    pub format: Option<String>,
+    /// Build memory budget, as in `rete build --mem`.
+    #[arg(long, default_value = "1GiB")]
+    pub mem: String,
+    /// Build threads, as in `rete build --threads`.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Skip statements with syntax errors, as in `rete build --lenient`.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Directory for temporary files (default: the system's).
+    #[arg(long)]
+    pub temp_dir: Option<PathBuf>,
+    /// Base URL of the Worker, for the printed card and SPARQL links.
+    ///
+    /// Default: `url` of the config file or RETE_URL; http://127.0.0.1:8787 (wrangler dev)
+    /// for the local target.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Size of each multipart part, at least 5MiB (all parts but the last are this size).
+    #[arg(long, default_value = "16MiB")]
+    pub part_size: String,
+    /// Parts uploaded at once (memory: about part size × this).
+    #[arg(long, default_value_t = 4)]
+    pub parallel: usize,
+    /// Retries of each failed request, with exponential backoff.
+    #[arg(long, default_value_t = 5)]
+    pub retries: usize,
+    /// Timeout of each request, in seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout_s: u64,
+    /// Also read the whole object back and check its content hash before switching.
+    ///
+    /// By default the size and the header bytes (which hold the content hash) are checked.
+    #[arg(long)]
+    pub verify_full: bool,
+    /// Print one JSON object (dataset, version, key, bytes, URLs) on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Say what would be uploaded and switched; change nothing (RDF inputs are still built).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// No progress bars or summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+impl TargetArgs {
+    /// The library's view of these flags.
+    pub fn to_options(&self, tuning: Tuning) -> TargetOptions {
+        let choice = if self.local {
+            Choice::Local
+        } else if self.remote {
+            Choice::Remote
+        } else {
+            Choice::Auto
+        };
+        TargetOptions { choice, config_file: self.config.clone(), bucket: self.bucket.clone(), persist_to: self.persist_to.clone(), tuning }
+    }
+}
+
+impl PublishArgs {
+    /// Checks the flag values and makes the library's options.
+    pub fn to_options(&self, interactive: bool) -> Result<PublishOptions, UsageError> {
+        let memory_bytes = parse_bytes(&self.mem).ok_or_else(|| UsageError(format!("invalid --mem {:?}; write a size such as 512MiB or 2GiB", self.mem)))?;
+        let part_bytes = parse_bytes(&self.part_size)
+            .map(|b| b as u64)
+            .filter(|&b| b >= rete_publisher::r2::MIN_PART_BYTES)
+            .ok_or_else(|| UsageError(format!("invalid --part-size {:?}; write a size of at least 5MiB, such as 16MiB", self.part_size)))?;
+        if self.parallel == 0 {
+            return Err(UsageError("--parallel must be at least 1".into()));
+        }
+        let tuning = Tuning { part_bytes, parallel_parts: self.parallel, max_retries: self.retries, request_timeout: std::time::Duration::from_secs(self.timeout_s.max(1)) };
+        Ok(PublishOptions {
+            inputs: self.inputs.clone(),
+            name: self.name.clone(),
+            output: self.output.clone(),
+            format: self.format.clone(),
+            memory_bytes,
+            lenient: self.lenient,
+            temp_dir: self.temp_dir.clone(),
+            target: self.target.to_options(tuning),
+            url: self.url.clone(),
+            verify: if self.verify_full { Verify::Full } else { Verify::Quick },
+            json: self.json,
+            dry_run: self.dry_run,
+            progress: interactive && !self.quiet && !self.json,
+            quiet: self.quiet,
+        })
+    }
+}
+
+/// Parses `--format` of `rete query`.
+fn parse_result_format(name: &str) -> Result<ResultFormat, String> {
+    ResultFormat::from_name(name).ok_or_else(|| format!("unknown format {name:?}; expected json, xml, csv, tsv, nt, ttl, nq, trig, jsonld or rdf"))
+}
+
+/// Checks an absolute IRI flag.
+fn parse_iri(iri: &str) -> Result<String, String> {
+    oxrdf::NamedNode::new(iri).map(|n| n.into_string()).map_err(|e| format!("not an absolute IRI: {e}"))
 }
 
 /// Parses a byte size such as `1GiB`, `512M`, `4096`.

@@ -4,4 +4,5 @@
 
 pub mod cmd;
 pub mod ingest;
+pub mod r2;
 pub mod source;

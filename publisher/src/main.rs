@@ -66,14 +66,46 @@ fn run(cli: Cli) -> Result<()> {
         Command::Inspect { file, json } => cmd::inspect::run(&file, json),
         Command::Verify { file } => cmd::verify::run(&file),
         Command::Dump { file } => cmd::dump::run(&file, &mut std::io::stdout().lock()),
+        Command::Query { file, query, query_file, format, base, default_graphs, named_graphs, timeout_s } => {
+            let query = match (query, query_file) {
+                (Some(text), _) => text,
+                (None, Some(path)) if path.as_os_str() == "-" => std::io::read_to_string(std::io::stdin()).context("cannot read the query from stdin")?,
+                (None, Some(path)) => std::fs::read_to_string(&path).with_context(|| format!("cannot read the query file {}", path.display()))?,
+                (None, None) => bail!("no query: give its text or --file"),
+            };
+            let timeout = match timeout_s {
+                Some(seconds) if seconds.is_finite() && seconds > 0.0 => Some(std::time::Duration::from_secs_f64(seconds)),
+                Some(seconds) => bail!("invalid --timeout-s {seconds}; give a positive number of seconds"),
+                None => None,
+            };
+            let args = cmd::query::QueryArgs { query, base_iri: base, format, default_graphs, named_graphs, timeout };
+            cmd::query::run(&file, &args, std::io::stdout().lock())
+        }
+        Command::Publish(args) => {
+            let options = args.to_options(std::io::stderr().is_terminal())?;
+            if let Some(threads) = args.threads {
+                rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().context("cannot start worker threads")?;
+            }
+            cmd::publish::run(&options)
+        }
+        Command::Ls { name, json, target } => cmd::ls::run(&target.to_options(Default::default()), name.as_deref(), json),
+        Command::Rollback { name, version, json, target } => cmd::rollback::run(&target.to_options(Default::default()), &name, version.as_deref(), json),
+        Command::Gc { name, keep, dry_run, json, target } => cmd::gc::run(&target.to_options(Default::default()), &name, keep, dry_run, json),
     }
 }
 
-/// 1 for invalid data, 2 for usage errors, 3 for everything else.
+/// 1 for invalid data, 2 for usage errors, 4 for storage errors, 3 for
+/// everything else; `rete query` decides for its own failures (5 for a limit).
 fn exit_code(error: &anyhow::Error) -> u8 {
     for cause in error.chain() {
+        if let Some(failed) = cause.downcast_ref::<cmd::query::QueryFailed>() {
+            return failed.exit_code();
+        }
         if cause.is::<UsageError>() {
             return 2;
+        }
+        if cause.is::<rete_publisher::r2::StorageError>() {
+            return 4;
         }
         if cause.is::<rete_publisher::ingest::parse::InputError>()
             || cause.is::<rete_core::FormatError>()

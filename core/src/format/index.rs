@@ -185,6 +185,23 @@ impl Index {
     }
 }
 
+impl Index {
+    /// Indexes of the blocks of `permutation` whose keys may start with a
+    /// first component in `first` (speculative reads for a term whose exact id
+    /// is not known yet, only the id range of its dictionary block).
+    pub fn blocks_for_first_range(&self, permutation: Permutation, first: std::ops::Range<TermId>) -> std::ops::Range<usize> {
+        let blocks = &self.permutations[usize::from(permutation.id())];
+        if first.is_empty() {
+            return 0..0;
+        }
+        let low: Key = [first.start, 0, 0, 0];
+        let high: Key = [first.end - 1, TermId::MAX, TermId::MAX, TermId::MAX];
+        let start = blocks.partition_point(|b| b.first_key <= low).saturating_sub(1);
+        let end = blocks.partition_point(|b| b.first_key <= high);
+        start..end.max(start)
+    }
+}
+
 /// Walks contiguous blocks of a section, checking they stay inside it.
 struct BlockLayout {
     section: ByteRange,

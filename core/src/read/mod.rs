@@ -19,6 +19,7 @@ use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term}
 use crate::{FormatError, ReadError, TermId};
 use oxrdf::{Term, TermRef};
 use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -91,6 +92,11 @@ pub struct Store<S> {
     header: Header,
     index: Index,
     cache: RefCell<BlockCache>,
+    /// Blocks fed by an asynchronous host for the current query, kept out of
+    /// the LRU so a re-run finds every one of them (see `docs/READ-PATH.md`).
+    fed: RefCell<HashMap<BlockKey, Block>>,
+    /// Blocks the source answered `Missing` for since the last `take_missing`.
+    missing: RefCell<BTreeSet<BlockKey>>,
 }
 
 impl<S: RangeSource> Store<S> {
@@ -107,13 +113,13 @@ impl<S: RangeSource> Store<S> {
             source.read_ranges(&[index_section.range()])?.into_iter().next().unwrap_or_default()
         };
         let index = decode_index(&header, &index_bytes)?;
-        Ok(Self { source, header, index, cache: RefCell::new(BlockCache::new(cache_bytes)) })
+        Ok(Self::from_parts(source, header, index, BlockCache::new(cache_bytes)))
     }
 
     /// Opens from an already decoded header and index (a host that keeps them
     /// across requests, keyed by content hash).
     pub fn from_parts(source: S, header: Header, index: Index, cache: BlockCache) -> Self {
-        Self { source, header, index, cache: RefCell::new(cache) }
+        Self { source, header, index, cache: RefCell::new(cache), fed: RefCell::default(), missing: RefCell::default() }
     }
 
     /// The header.
@@ -213,14 +219,56 @@ impl<S: RangeSource> Store<S> {
 
     /// A decoded block, from the cache or the source.
     pub fn block(&self, key: BlockKey) -> Result<Block, ReadError> {
+        if let Some(block) = self.fed.borrow().get(&key) {
+            return Ok(block.clone());
+        }
         if let Some(block) = self.cache.borrow_mut().get(&key) {
             return Ok(block);
         }
         let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
-        let bytes = self.read_one(range)?;
+        let bytes = match self.read_one(range) {
+            Err(ReadError::Missing(ranges)) => {
+                self.missing.borrow_mut().insert(key);
+                return Err(ReadError::Missing(ranges));
+            }
+            other => other?,
+        };
         let decoded = self.decode_block(key, &bytes)?;
         self.cache.borrow_mut().insert(key, decoded.clone());
         Ok(decoded)
+    }
+
+    /// Notes that a block will be needed (speculation), without reading it.
+    pub fn want(&self, key: BlockKey) {
+        if !self.fed.borrow().contains_key(&key) && !self.cache.borrow().contains(&key) {
+            self.missing.borrow_mut().insert(key);
+        }
+    }
+
+    /// The blocks asked for and not available since the last call, clearing the list.
+    pub fn take_missing(&self) -> Vec<BlockKey> {
+        std::mem::take(&mut *self.missing.borrow_mut()).into_iter().collect()
+    }
+
+    /// Gives the store a block's sealed bytes fetched by the host; it stays
+    /// available until [`Store::release_fed`] (it also enters the LRU cache).
+    pub fn feed(&self, key: BlockKey, sealed: &[u8]) -> Result<(), FormatError> {
+        let block = self.decode_block(key, sealed)?;
+        self.cache.borrow_mut().insert(key, block.clone());
+        self.fed.borrow_mut().insert(key, block);
+        Ok(())
+    }
+
+    /// Drops the blocks fed for the query that just ended (the LRU keeps what fits).
+    pub fn release_fed(&self) {
+        self.fed.borrow_mut().clear();
+    }
+
+    /// The dictionary block that would hold an encoded term, with the ids it covers.
+    pub fn dictionary_block_for_term(&self, encoded: &[u8]) -> Option<(usize, std::ops::Range<TermId>)> {
+        let number = self.index.dictionary_block_for_term(encoded)?;
+        let entry = &self.index.dictionary[number];
+        Some((number, entry.first_id..entry.first_id + entry.term_count))
     }
 
     fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryBlock>, ReadError> {
@@ -304,6 +352,30 @@ pub fn decode_index(header: &Header, sealed: &[u8]) -> Result<Index, FormatError
         }
     }
     Ok(index)
+}
+
+/// Sorted byte ranges with neighbours closer than `gap_bytes` merged: one
+/// request each. Each merged range lists which input ranges it covers.
+pub fn coalesce(mut ranges: Vec<ByteRange>, gap_bytes: u64) -> Vec<ByteRange> {
+    ranges.sort_unstable();
+    ranges.dedup();
+    let mut merged: Vec<ByteRange> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.offset <= last.end().saturating_add(gap_bytes) => {
+                let end = last.end().max(range.end());
+                last.length = end - last.offset;
+            }
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
+/// The bytes of `wanted` inside the bytes of a merged range `within` that starts earlier.
+pub fn slice_of<'a>(within: ByteRange, bytes: &'a [u8], wanted: ByteRange) -> Option<&'a [u8]> {
+    let start = usize::try_from(wanted.offset.checked_sub(within.offset)?).ok()?;
+    bytes.get(start..start.checked_add(usize::try_from(wanted.length).ok()?)?)
 }
 
 impl crate::format::header::Section {

@@ -1,7 +1,12 @@
 //! One module per subcommand.
 
 pub mod dump;
+pub mod gc;
 pub mod inspect;
+pub mod query;
+pub mod ls;
+pub mod publish;
+pub mod rollback;
 pub mod verify;
 
 use crate::source::file::FileSource;

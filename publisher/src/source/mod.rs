@@ -1,3 +1,4 @@
 //! Byte-range sources the CLI reads `.rete` files through.
 
 pub mod file;
+pub mod http;

@@ -1,0 +1,208 @@
+//! Writing query answers: SPARQL JSON, XML, CSV and TSV (sparesults) for
+//! `SELECT`/`ASK`; N-Triples, Turtle, N-Quads, TriG, JSON-LD and RDF/XML
+//! (oxrdfio) for `CONSTRUCT`/`DESCRIBE`. Each solution or triple is written
+//! as it is pulled from the evaluator; nothing is collected first.
+
+use crate::sparql::{Answer, QueryError, QuerySolution, Triple, Variable};
+use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
+use sparesults::{QueryResultsFormat, QueryResultsSerializer};
+use std::io::Write;
+
+/// A serialization of query answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ResultFormat {
+    /// SPARQL 1.1 Query Results JSON.
+    Json,
+    /// SPARQL Query Results XML.
+    Xml,
+    /// SPARQL 1.1 Query Results CSV.
+    Csv,
+    /// SPARQL 1.1 Query Results TSV.
+    Tsv,
+    /// N-Triples.
+    NTriples,
+    /// Turtle.
+    Turtle,
+    /// N-Quads (every triple in the default graph).
+    NQuads,
+    /// TriG (every triple in the default graph).
+    TriG,
+    /// JSON-LD 1.1.
+    JsonLd,
+    /// RDF/XML.
+    RdfXml,
+}
+
+impl ResultFormat {
+    /// Every format, solutions formats first.
+    pub const ALL: [Self; 10] = [Self::Json, Self::Xml, Self::Csv, Self::Tsv, Self::NTriples, Self::Turtle, Self::NQuads, Self::TriG, Self::JsonLd, Self::RdfXml];
+
+    /// The format of a short name or file extension: `json`, `xml`, `csv`,
+    /// `tsv`, `nt`, `ttl`, `nq`, `trig`, `jsonld`, `rdf` (and a few aliases).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "json" | "srj" => Self::Json,
+            "xml" | "srx" => Self::Xml,
+            "csv" => Self::Csv,
+            "tsv" => Self::Tsv,
+            "nt" | "ntriples" | "n-triples" => Self::NTriples,
+            "ttl" | "turtle" => Self::Turtle,
+            "nq" | "nquads" | "n-quads" => Self::NQuads,
+            "trig" => Self::TriG,
+            "jsonld" | "json-ld" => Self::JsonLd,
+            "rdf" | "rdfxml" | "rdf/xml" | "owl" => Self::RdfXml,
+            _ => return None,
+        })
+    }
+
+    /// The format of a media type (parameters ignored), for content negotiation.
+    pub fn from_media_type(media_type: &str) -> Option<Self> {
+        let essence = media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|f| f.media_type() == essence).or(match essence.as_str() {
+            "application/json" => Some(Self::Json),
+            "application/xml" | "text/xml" => Some(Self::Xml),
+            "text/plain" => Some(Self::NTriples),
+            _ => None,
+        })
+    }
+
+    /// The canonical short name (what [`Self::from_name`] reads).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Json => "json",
+            Self::Xml => "xml",
+            Self::Csv => "csv",
+            Self::Tsv => "tsv",
+            Self::NTriples => "nt",
+            Self::Turtle => "ttl",
+            Self::NQuads => "nq",
+            Self::TriG => "trig",
+            Self::JsonLd => "jsonld",
+            Self::RdfXml => "rdf",
+        }
+    }
+
+    /// The IANA media type.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::Json => "application/sparql-results+json",
+            Self::Xml => "application/sparql-results+xml",
+            Self::Csv => "text/csv",
+            Self::Tsv => "text/tab-separated-values",
+            Self::NTriples => "application/n-triples",
+            Self::Turtle => "text/turtle",
+            Self::NQuads => "application/n-quads",
+            Self::TriG => "application/trig",
+            Self::JsonLd => "application/ld+json",
+            Self::RdfXml => "application/rdf+xml",
+        }
+    }
+
+    /// Whether the format holds RDF graphs (`CONSTRUCT`, `DESCRIBE`) rather
+    /// than solutions and booleans.
+    pub fn is_graph(self) -> bool {
+        self.results_format().is_none()
+    }
+
+    /// The format used when none is asked for: JSON for solutions and
+    /// booleans, N-Triples for graphs.
+    pub fn default_for(answer: &Answer<'_>) -> Self {
+        match answer {
+            Answer::Graph(_) => Self::NTriples,
+            _ => Self::Json,
+        }
+    }
+
+    fn results_format(self) -> Option<QueryResultsFormat> {
+        Some(match self {
+            Self::Json => QueryResultsFormat::Json,
+            Self::Xml => QueryResultsFormat::Xml,
+            Self::Csv => QueryResultsFormat::Csv,
+            Self::Tsv => QueryResultsFormat::Tsv,
+            _ => return None,
+        })
+    }
+
+    fn rdf_format(self) -> Option<RdfFormat> {
+        Some(match self {
+            Self::NTriples => RdfFormat::NTriples,
+            Self::Turtle => RdfFormat::Turtle,
+            Self::NQuads => RdfFormat::NQuads,
+            Self::TriG => RdfFormat::TriG,
+            Self::JsonLd => RdfFormat::JsonLd { profile: JsonLdProfileSet::empty() },
+            Self::RdfXml => RdfFormat::RdfXml,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for ResultFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Writing an answer failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// Evaluation failed while the answer was being written; what was
+    /// written before is incomplete.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// The writer failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The format cannot hold this kind of answer (e.g. Turtle for `SELECT`).
+    #[error("{format} cannot hold {answer}; use {suggestion}")]
+    FormatMismatch {
+        /// The format asked for.
+        format: ResultFormat,
+        /// What the query returned: "SELECT solutions", "an ASK boolean", "a graph".
+        answer: &'static str,
+        /// The formats that can.
+        suggestion: &'static str,
+    },
+}
+
+const SOLUTION_FORMATS: &str = "json, xml, csv or tsv";
+const GRAPH_FORMATS: &str = "nt, ttl, nq, trig, jsonld or rdf";
+
+/// Writes an answer in `format`, pulling solutions or triples one at a time.
+pub fn write_answer<W: Write>(answer: Answer<'_>, format: ResultFormat, out: W) -> Result<W, WriteError> {
+    match answer {
+        Answer::Solutions(solutions) => {
+            let variables = solutions.variables().to_vec();
+            write_solutions(out, format, variables, solutions)
+        }
+        Answer::Boolean(value) => write_boolean(out, format, value),
+        Answer::Graph(triples) => write_triples(out, format, triples),
+    }
+}
+
+/// Writes a solution sequence (SPARQL JSON, XML, CSV or TSV).
+pub fn write_solutions<W: Write>(out: W, format: ResultFormat, variables: Vec<Variable>, solutions: impl IntoIterator<Item = Result<QuerySolution, QueryError>>) -> Result<W, WriteError> {
+    let results_format = format.results_format().ok_or(WriteError::FormatMismatch { format, answer: "SELECT solutions", suggestion: SOLUTION_FORMATS })?;
+    let mut serializer = QueryResultsSerializer::from_format(results_format).serialize_solutions_to_writer(out, variables)?;
+    for solution in solutions {
+        serializer.serialize(&solution?)?;
+    }
+    Ok(serializer.finish()?)
+}
+
+/// Writes an `ASK` answer (SPARQL JSON, XML, CSV or TSV).
+pub fn write_boolean<W: Write>(out: W, format: ResultFormat, value: bool) -> Result<W, WriteError> {
+    let results_format = format.results_format().ok_or(WriteError::FormatMismatch { format, answer: "an ASK boolean", suggestion: SOLUTION_FORMATS })?;
+    Ok(QueryResultsSerializer::from_format(results_format).serialize_boolean_to_writer(out, value)?)
+}
+
+/// Writes triples (N-Triples, Turtle, N-Quads, TriG, JSON-LD or RDF/XML).
+pub fn write_triples<W: Write>(out: W, format: ResultFormat, triples: impl IntoIterator<Item = Result<Triple, QueryError>>) -> Result<W, WriteError> {
+    let rdf_format = format.rdf_format().ok_or(WriteError::FormatMismatch { format, answer: "a graph", suggestion: GRAPH_FORMATS })?;
+    let mut serializer = RdfSerializer::from_format(rdf_format).for_writer(out);
+    for triple in triples {
+        serializer.serialize_triple(&triple?)?;
+    }
+    Ok(serializer.finish()?)
+}

@@ -1,0 +1,322 @@
+//! Budgets for untrusted queries, and the meter that enforces them.
+//!
+//! spareval only calls back into rete when it touches the dataset, so a
+//! cartesian product of two in-memory tables would run unseen. Before
+//! evaluation the optimized plan gets a step hook above every join: a `BIND`
+//! of a custom function that counts one step per row. Once a limit is hit
+//! every hook turns its row into an error and every scan ends, so the
+//! iterators drain in time proportional to what is already buffered.
+
+use super::error::{Limit, QueryError};
+use oxrdf::{NamedNode, Term, Variable};
+use sparopt::algebra::{AggregateExpression, Expression, Function, GraphPattern, OrderExpression};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Limits on one evaluation. Every limit is inclusive; `u64::MAX` means none.
+#[derive(Clone)]
+pub struct Budget {
+    /// Quads the store may hand to the evaluator.
+    pub max_quads_scanned: u64,
+    /// Solutions or triples the caller may receive.
+    pub max_rows_produced: u64,
+    /// Units of evaluation work: intermediate rows above joins, pattern
+    /// lookups, term lookups and term decodes. Bounds CPU time and, since
+    /// every row an operator keeps passed through a step, memory.
+    pub max_steps: u64,
+    /// Bytes of terms built by expressions (`CONCAT`, `STR`, aggregates…).
+    pub max_computed_bytes: u64,
+    /// Polled every 256 steps; returning `true` ends evaluation with
+    /// [`Limit::Deadline`]. The core has no clock: the host brings one.
+    pub should_stop: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
+}
+
+impl Budget {
+    /// No limits at all (the CLI's default).
+    pub fn unlimited() -> Self {
+        Self { max_quads_scanned: u64::MAX, max_rows_produced: u64::MAX, max_steps: u64::MAX, max_computed_bytes: u64::MAX, should_stop: None }
+    }
+
+    /// Whether no limit is set, so evaluation needs no step hooks.
+    pub fn is_unlimited(&self) -> bool {
+        self.max_quads_scanned == u64::MAX && self.max_rows_produced == u64::MAX && self.max_steps == u64::MAX && self.max_computed_bytes == u64::MAX && self.should_stop.is_none()
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::unlimited()
+    }
+}
+
+impl std::fmt::Debug for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Budget")
+            .field("max_quads_scanned", &self.max_quads_scanned)
+            .field("max_rows_produced", &self.max_rows_produced)
+            .field("max_steps", &self.max_steps)
+            .field("max_computed_bytes", &self.max_computed_bytes)
+            .field("should_stop", &self.should_stop.is_some())
+            .finish()
+    }
+}
+
+/// What an evaluation has used so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Quads read from the store.
+    pub quads_scanned: u64,
+    /// Solutions or triples produced.
+    pub rows_produced: u64,
+    /// Evaluation steps.
+    pub steps: u64,
+    /// Bytes of computed terms.
+    pub computed_bytes: u64,
+}
+
+/// How often (in steps and scanned quads) `should_stop` is polled.
+const POLL_EVERY: u64 = 256;
+
+/// Counters shared by the dataset, the step hooks and the result iterators.
+/// The first failure is kept as the cause: spareval drops some errors (in
+/// `FILTER`, `EXISTS`, `MINUS`), so results are only trusted while no cause
+/// is set, and the cause is what the caller gets.
+pub(crate) struct Meter {
+    budget: Budget,
+    quads_scanned: AtomicU64,
+    rows_produced: AtomicU64,
+    steps: AtomicU64,
+    computed_bytes: AtomicU64,
+    ticks: AtomicU64,
+    stopped: AtomicBool,
+    cause: Mutex<Option<QueryError>>,
+}
+
+impl Meter {
+    pub(crate) fn new(budget: Budget) -> Self {
+        Self {
+            budget,
+            quads_scanned: AtomicU64::new(0),
+            rows_produced: AtomicU64::new(0),
+            steps: AtomicU64::new(0),
+            computed_bytes: AtomicU64::new(0),
+            ticks: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+            cause: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn usage(&self) -> Usage {
+        Usage {
+            quads_scanned: self.quads_scanned.load(Ordering::Relaxed),
+            rows_produced: self.rows_produced.load(Ordering::Relaxed),
+            steps: self.steps.load(Ordering::Relaxed),
+            computed_bytes: self.computed_bytes.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
+    }
+
+    /// Stops evaluation; the first cause wins.
+    pub(crate) fn stop(&self, cause: QueryError) {
+        if let Ok(mut slot) = self.cause.lock() {
+            slot.get_or_insert(cause);
+        }
+        self.stopped.store(true, Ordering::Relaxed);
+    }
+
+    /// The cause of the stop, once (later calls get `None`).
+    pub(crate) fn take_cause(&self) -> Option<QueryError> {
+        if !self.is_stopped() {
+            return None;
+        }
+        self.cause.lock().ok()?.take()
+    }
+
+    /// Counts one quad read; `false` once a limit is reached.
+    pub(crate) fn scan(&self) -> bool {
+        self.add(&self.quads_scanned, 1, self.budget.max_quads_scanned, Limit::QuadsScanned) && self.tick()
+    }
+
+    /// Counts one step; `false` once a limit is reached.
+    pub(crate) fn step(&self) -> bool {
+        self.add(&self.steps, 1, self.budget.max_steps, Limit::Steps) && self.tick()
+    }
+
+    /// Counts one row handed to the caller.
+    pub(crate) fn produce(&self) -> bool {
+        self.add(&self.rows_produced, 1, self.budget.max_rows_produced, Limit::RowsProduced)
+    }
+
+    /// Counts the bytes of a computed term.
+    pub(crate) fn compute(&self, bytes: u64) -> bool {
+        self.add(&self.computed_bytes, bytes, self.budget.max_computed_bytes, Limit::ComputedBytes)
+    }
+
+    fn add(&self, counter: &AtomicU64, amount: u64, max: u64, limit: Limit) -> bool {
+        if self.is_stopped() {
+            return false;
+        }
+        let used = counter.fetch_add(amount, Ordering::Relaxed).saturating_add(amount);
+        if used > max {
+            self.stop(QueryError::Budget { limit, max });
+            return false;
+        }
+        true
+    }
+
+    fn tick(&self) -> bool {
+        let Some(should_stop) = &self.budget.should_stop else { return true };
+        if self.ticks.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == POLL_EVERY - 1 && should_stop() {
+            self.stop(QueryError::Budget { limit: Limit::Deadline, max: 0 });
+            return false;
+        }
+        true
+    }
+
+    /// The step hook: counts a row and binds nothing while within budget;
+    /// past it returns a value, which the dataset refuses to internalize,
+    /// so the row becomes an error and stops multiplying.
+    pub(crate) fn hook(&self) -> Option<Term> {
+        if self.step() { None } else { Some(Term::NamedNode(NamedNode::new_unchecked(STEP_FUNCTION))) }
+    }
+}
+
+/// The custom function of the step hooks (not a URL anyone serves).
+pub(crate) const STEP_FUNCTION: &str = "urn:x-rete:step";
+
+/// Optimizes `pattern` as spareval would and puts a step hook above every
+/// join, left join and lateral join, and inside `EXISTS`. The result goes
+/// back to spargebra's algebra: spareval optimizes it again, but each hook
+/// is a `BIND` the optimizer neither moves nor reorders across, so the join
+/// order found here stands.
+pub(crate) fn with_step_hooks(pattern: &spargebra::algebra::GraphPattern) -> spargebra::algebra::GraphPattern {
+    let optimized = sparopt::Optimizer::optimize_graph_pattern(pattern.into());
+    let mut hooks = 0;
+    spargebra::algebra::GraphPattern::from(&hook_pattern(optimized, &mut hooks))
+}
+
+fn hook_pattern(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
+    match pattern {
+        GraphPattern::Join { left, right, algorithm } => {
+            let join = GraphPattern::Join { left: Box::new(hook_pattern(*left, hooks)), right: Box::new(hook_pattern(*right, hooks)), algorithm };
+            step_after(join, hooks)
+        }
+        GraphPattern::LeftJoin { left, right, expression, algorithm } => {
+            // A left join on the empty row is the body of a for-loop left
+            // join; spareval recognises it by shape, so it stays unwrapped.
+            let for_loop_body = left.is_empty_singleton();
+            let left_join =
+                GraphPattern::LeftJoin { left: Box::new(hook_pattern(*left, hooks)), right: Box::new(hook_pattern(*right, hooks)), expression: hook_expression(expression, hooks), algorithm };
+            if for_loop_body { left_join } else { step_after(left_join, hooks) }
+        }
+        GraphPattern::Lateral { left, right } => {
+            let lateral = GraphPattern::Lateral { left: Box::new(hook_pattern(*left, hooks)), right: Box::new(hook_pattern(*right, hooks)) };
+            step_after(lateral, hooks)
+        }
+        GraphPattern::Filter { expression, inner } => GraphPattern::Filter { expression: hook_expression(expression, hooks), inner: Box::new(hook_pattern(*inner, hooks)) },
+        GraphPattern::Union { inner } => GraphPattern::Union { inner: inner.into_iter().map(|p| hook_pattern(p, hooks)).collect() },
+        GraphPattern::Extend { inner, variable, expression } => GraphPattern::Extend { inner: Box::new(hook_pattern(*inner, hooks)), variable, expression: hook_expression(expression, hooks) },
+        GraphPattern::Minus { left, right, algorithm } => GraphPattern::Minus { left: Box::new(hook_pattern(*left, hooks)), right: Box::new(hook_pattern(*right, hooks)), algorithm },
+        GraphPattern::OrderBy { inner, expression } => GraphPattern::OrderBy {
+            inner: Box::new(hook_pattern(*inner, hooks)),
+            expression: expression
+                .into_iter()
+                .map(|e| match e {
+                    OrderExpression::Asc(e) => OrderExpression::Asc(hook_expression(e, hooks)),
+                    OrderExpression::Desc(e) => OrderExpression::Desc(hook_expression(e, hooks)),
+                })
+                .collect(),
+        },
+        GraphPattern::Project { inner, variables } => GraphPattern::Project { inner: Box::new(hook_pattern(*inner, hooks)), variables },
+        GraphPattern::Distinct { inner } => GraphPattern::Distinct { inner: Box::new(hook_pattern(*inner, hooks)) },
+        GraphPattern::Reduced { inner } => GraphPattern::Reduced { inner: Box::new(hook_pattern(*inner, hooks)) },
+        GraphPattern::Slice { inner, start, length } => GraphPattern::Slice { inner: Box::new(hook_pattern(*inner, hooks)), start, length },
+        GraphPattern::Group { inner, variables, aggregates } => GraphPattern::Group {
+            inner: Box::new(hook_pattern(*inner, hooks)),
+            variables,
+            aggregates: aggregates
+                .into_iter()
+                .map(|(variable, aggregate)| {
+                    let aggregate = match aggregate {
+                        AggregateExpression::FunctionCall { name, expr, distinct } => AggregateExpression::FunctionCall { name, expr: hook_expression(expr, hooks), distinct },
+                        count @ AggregateExpression::CountSolutions { .. } => count,
+                    };
+                    (variable, aggregate)
+                })
+                .collect(),
+        },
+        leaf @ (GraphPattern::QuadPattern { .. } | GraphPattern::Path { .. } | GraphPattern::Graph { .. } | GraphPattern::Values { .. } | GraphPattern::Service { .. }) => leaf,
+    }
+}
+
+/// `BIND(<urn:x-rete:step>() AS ?…)` with a variable SPARQL text cannot
+/// name, one per hook so that no two hooks share a variable (a shared one
+/// would stop the optimizer from using for-loop joins).
+fn step_after(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
+    *hooks += 1;
+    GraphPattern::Extend {
+        inner: Box::new(pattern),
+        variable: Variable::new_unchecked(format!("rete-step-{hooks}")),
+        expression: Expression::FunctionCall(Function::Custom(NamedNode::new_unchecked(STEP_FUNCTION)), Vec::new()),
+    }
+}
+
+fn hook_expression(expression: Expression, hooks: &mut usize) -> Expression {
+    let all = |list: Vec<Expression>, hooks: &mut usize| list.into_iter().map(|e| hook_expression(e, hooks)).collect::<Vec<_>>();
+    let two = |a: Box<Expression>, b: Box<Expression>, hooks: &mut usize| (Box::new(hook_expression(*a, hooks)), Box::new(hook_expression(*b, hooks)));
+    match expression {
+        Expression::Exists(pattern) => Expression::Exists(Box::new(hook_pattern(*pattern, hooks))),
+        Expression::Or(list) => Expression::Or(all(list, hooks)),
+        Expression::And(list) => Expression::And(all(list, hooks)),
+        Expression::Coalesce(list) => Expression::Coalesce(all(list, hooks)),
+        Expression::FunctionCall(name, list) => Expression::FunctionCall(name, all(list, hooks)),
+        Expression::Equal(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Equal(a, b)
+        }
+        Expression::SameTerm(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::SameTerm(a, b)
+        }
+        Expression::Greater(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Greater(a, b)
+        }
+        Expression::GreaterOrEqual(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::GreaterOrEqual(a, b)
+        }
+        Expression::Less(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Less(a, b)
+        }
+        Expression::LessOrEqual(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::LessOrEqual(a, b)
+        }
+        Expression::Add(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Add(a, b)
+        }
+        Expression::Subtract(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Subtract(a, b)
+        }
+        Expression::Multiply(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Multiply(a, b)
+        }
+        Expression::Divide(a, b) => {
+            let (a, b) = two(a, b, hooks);
+            Expression::Divide(a, b)
+        }
+        Expression::UnaryPlus(e) => Expression::UnaryPlus(Box::new(hook_expression(*e, hooks))),
+        Expression::UnaryMinus(e) => Expression::UnaryMinus(Box::new(hook_expression(*e, hooks))),
+        Expression::Not(e) => Expression::Not(Box::new(hook_expression(*e, hooks))),
+        Expression::If(a, b, c) => Expression::If(Box::new(hook_expression(*a, hooks)), Box::new(hook_expression(*b, hooks)), Box::new(hook_expression(*c, hooks))),
+        leaf @ (Expression::NamedNode(_) | Expression::Literal(_) | Expression::Variable(_) | Expression::Bound(_)) => leaf,
+    }
+}

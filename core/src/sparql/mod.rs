@@ -1,0 +1,213 @@
+//! SPARQL 1.1 queries over a [`Store`]: parsing (spargebra), evaluation
+//! (spareval over the store's ids, `dataset.rs`) and budgets for untrusted
+//! queries (`budget.rs`). Results stream: nothing is collected here, the
+//! caller pulls solutions or triples one at a time ([`crate::results`]
+//! writes them out).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use rete_core::sparql::{Answer, QueryOptions, evaluate, parse_query};
+//! // A whole file in memory is a `RangeSource`; hosts bring their own.
+//! let store = rete_core::Store::open(std::fs::read("people.rete")?, 64 << 20)?;
+//! let query = parse_query("SELECT ?name WHERE { ?person <http://xmlns.com/foaf/0.1/name> ?name }", None)?;
+//! let Answer::Solutions(solutions) = evaluate(&store, &query, &QueryOptions::default())? else { unreachable!() };
+//! for solution in solutions {
+//!     println!("{}", solution?.get("name").map(|t| t.to_string()).unwrap_or_default());
+//! }
+//! # Ok(()) }
+//! ```
+
+mod budget;
+mod dataset;
+mod error;
+#[cfg(all(test, feature = "write"))]
+mod tests;
+
+pub use budget::{Budget, Usage};
+pub use error::{Limit, QueryError, SyntaxError, TextPosition};
+pub use oxrdf::{Triple, Variable};
+pub use spareval::QuerySolution;
+pub use spargebra::Query;
+
+use crate::{RangeSource, Store};
+use budget::{Meter, STEP_FUNCTION, with_step_hooks};
+use dataset::StoreDataset;
+use oxrdf::{GraphName, NamedNode, NamedOrBlankNode};
+use spareval::{QueryEvaluationError, QueryEvaluator, QueryResults, QuerySolutionIter, QueryTripleIter};
+use spargebra::SparqlParser;
+use std::sync::Arc;
+
+/// How to evaluate a query, beyond its text.
+#[derive(Debug, Clone, Default)]
+pub struct QueryOptions {
+    /// The protocol's `default-graph-uri`: graphs merged into the default
+    /// graph. With `named_graphs`, replaces the query's `FROM`/`FROM NAMED`
+    /// when either is non-empty (SPARQL 1.1 Protocol §2.1.4).
+    pub default_graphs: Vec<NamedNode>,
+    /// The protocol's `named-graph-uri`: the only graphs `GRAPH` can see.
+    pub named_graphs: Vec<NamedNode>,
+    /// Limits for untrusted queries; unlimited by default.
+    pub budget: Budget,
+}
+
+/// Parses a SPARQL 1.1 query; relative IRIs resolve against `base_iri`.
+pub fn parse_query(query: &str, base_iri: Option<&str>) -> Result<Query, QueryError> {
+    let mut parser = SparqlParser::new();
+    if let Some(base_iri) = base_iri {
+        parser = parser.with_base_iri(base_iri).map_err(|e| SyntaxError::without_location(format!("invalid base IRI <{base_iri}>: {e}")))?;
+    }
+    parser.parse_query(query).map_err(|e| SyntaxError::from_spargebra(&e, query).into())
+}
+
+/// Parses and evaluates a query.
+pub fn query<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &str, base_iri: Option<&str>, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
+    evaluate(store, &parse_query(query, base_iri)?, options)
+}
+
+/// What a query returned. Solutions and triples are produced as they are
+/// pulled; an error met on the way (a budget, a missing range) ends the
+/// iteration with that error.
+#[non_exhaustive]
+pub enum Answer<'a> {
+    /// `SELECT`.
+    Solutions(Solutions<'a>),
+    /// `ASK`.
+    Boolean(bool),
+    /// `CONSTRUCT` or `DESCRIBE`.
+    Graph(Triples<'a>),
+}
+
+/// Evaluates a parsed query over a store.
+pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
+    let meter = Arc::new(Meter::new(options.budget.clone()));
+    let hooked;
+    let query = if options.budget.is_unlimited() {
+        query
+    } else {
+        hooked = with_hooks(query);
+        &hooked
+    };
+    let hook_meter = Arc::clone(&meter);
+    let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
+    let mut prepared = evaluator.prepare(query);
+    if !options.default_graphs.is_empty() || !options.named_graphs.is_empty() {
+        let dataset = prepared.dataset_mut();
+        dataset.set_default_graph(options.default_graphs.iter().cloned().map(GraphName::from).collect());
+        dataset.set_available_named_graphs(options.named_graphs.iter().cloned().map(NamedOrBlankNode::from).collect());
+    }
+    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter))) {
+        Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
+        Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
+            Some(cause) => Err(cause),
+            None => Ok(Answer::Boolean(value)),
+        },
+        Ok(QueryResults::Graph(inner)) => Ok(Answer::Graph(Triples { inner, meter, done: false })),
+        Err(error) => Err(query_error(&meter, error)),
+    }
+}
+
+/// The same query with step hooks in its pattern (see `budget.rs`).
+fn with_hooks(query: &Query) -> Query {
+    match query.clone() {
+        Query::Select { dataset, pattern, base_iri } => Query::Select { dataset, pattern: with_step_hooks(&pattern), base_iri },
+        Query::Construct { template, dataset, pattern, base_iri } => Query::Construct { template, dataset, pattern: with_step_hooks(&pattern), base_iri },
+        Query::Describe { dataset, pattern, base_iri } => Query::Describe { dataset, pattern: with_step_hooks(&pattern), base_iri },
+        Query::Ask { dataset, pattern, base_iri } => Query::Ask { dataset, pattern: with_step_hooks(&pattern), base_iri },
+    }
+}
+
+/// The cause kept by the meter wins over what spareval reports: spareval
+/// only sees [`dataset::Stopped`].
+fn query_error(meter: &Meter, error: QueryEvaluationError) -> QueryError {
+    if let Some(cause) = meter.take_cause() {
+        return cause;
+    }
+    match error {
+        QueryEvaluationError::UnsupportedService(name) => QueryError::Unsupported { feature: format!("SERVICE {name}") },
+        QueryEvaluationError::UnboundService | QueryEvaluationError::InvalidServiceName(_) | QueryEvaluationError::Service(_) => QueryError::Unsupported { feature: "SERVICE".into() },
+        QueryEvaluationError::UnsupportedCustomFunction(name) => QueryError::Unsupported { feature: format!("function {name}") },
+        other => QueryError::Evaluation(other.to_string()),
+    }
+}
+
+/// Pulls the next item of a spareval iterator, checking the meter before
+/// trusting it.
+fn next_checked<T>(meter: &Meter, done: &mut bool, next: Option<Result<T, QueryEvaluationError>>) -> Option<Result<T, QueryError>> {
+    let stopped = |meter: &Meter| meter.take_cause().unwrap_or_else(|| QueryError::Evaluation("evaluation stopped".into()));
+    let item = match next {
+        None if meter.is_stopped() => Err(stopped(meter)),
+        None => {
+            *done = true;
+            return None;
+        }
+        Some(Ok(item)) if meter.produce() => Ok(item),
+        Some(Ok(_)) => Err(stopped(meter)),
+        Some(Err(error)) => Err(query_error(meter, error)),
+    };
+    *done = item.is_err();
+    Some(item)
+}
+
+/// The solutions of a `SELECT`, produced as they are pulled.
+pub struct Solutions<'a> {
+    variables: Arc<[Variable]>,
+    inner: QuerySolutionIter<'a>,
+    meter: Arc<Meter>,
+    done: bool,
+}
+
+impl Solutions<'_> {
+    /// The projected variables, in order.
+    pub fn variables(&self) -> &[Variable] {
+        &self.variables
+    }
+
+    /// What evaluation has used so far.
+    pub fn usage(&self) -> Usage {
+        self.meter.usage()
+    }
+}
+
+impl Iterator for Solutions<'_> {
+    type Item = Result<QuerySolution, QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.meter.is_stopped() {
+            return next_checked(&self.meter, &mut self.done, None);
+        }
+        let next = self.inner.next();
+        next_checked(&self.meter, &mut self.done, next)
+    }
+}
+
+/// The triples of a `CONSTRUCT` or `DESCRIBE`, produced as they are pulled.
+pub struct Triples<'a> {
+    inner: QueryTripleIter<'a>,
+    meter: Arc<Meter>,
+    done: bool,
+}
+
+impl Triples<'_> {
+    /// What evaluation has used so far.
+    pub fn usage(&self) -> Usage {
+        self.meter.usage()
+    }
+}
+
+impl Iterator for Triples<'_> {
+    type Item = Result<Triple, QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.meter.is_stopped() {
+            return next_checked(&self.meter, &mut self.done, None);
+        }
+        let next = self.inner.next();
+        next_checked(&self.meter, &mut self.done, next)
+    }
+}

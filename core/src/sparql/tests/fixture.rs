@@ -1,0 +1,106 @@
+//! Builds small `.rete` files in memory for the tests, with tiny blocks so
+//! that lookups cross block boundaries. The real writer is `rete build`; this
+//! one uses the same format encoders without its disk-backed sorting.
+
+use crate::format::block;
+use crate::format::card::Card;
+use crate::format::dictionary::DictionaryEncoder;
+use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
+use crate::format::permutation::encode_block;
+use crate::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
+use crate::{ByteRange, Permutation, TermId, encode_term};
+use oxrdf::{GraphName, Quad, Term};
+use oxrdfio::{RdfFormat, RdfParser};
+use std::collections::{BTreeMap, BTreeSet};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The bytes of a file holding the quads of a TriG document.
+pub fn from_trig(trig: &str) -> Vec<u8> {
+    let quads = RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG");
+    build(&quads, 5)
+}
+
+fn graph_term(graph: &GraphName) -> Option<Term> {
+    match graph {
+        GraphName::NamedNode(node) => Some(node.clone().into()),
+        GraphName::BlankNode(node) => Some(node.clone().into()),
+        GraphName::DefaultGraph => None,
+    }
+}
+
+/// Encodes `quads` with at most `block_quads` quads per permutation block.
+pub fn build(quads: &[Quad], block_quads: usize) -> Vec<u8> {
+    let mut terms = BTreeSet::new();
+    for quad in quads {
+        terms.insert(encode_term(&Term::from(quad.subject.clone())));
+        terms.insert(encode_term(&quad.predicate));
+        terms.insert(encode_term(&quad.object));
+        if let Some(graph) = graph_term(&quad.graph_name) {
+            terms.insert(encode_term(&graph));
+        }
+    }
+    let ids: BTreeMap<Vec<u8>, TermId> = terms.iter().cloned().zip(1..).collect();
+
+    let mut dictionary = Vec::new();
+    let mut dictionary_entries = Vec::new();
+    let mut encoder = DictionaryEncoder::new(48);
+    let mut raws = Vec::new();
+    for term in &terms {
+        raws.extend(encoder.push(term));
+    }
+    raws.extend(encoder.finish());
+    let mut first_id = 1;
+    for raw in raws {
+        let sealed = block::seal(&raw.raw).expect("zstd");
+        dictionary_entries.push(DictionaryEntry { range: ByteRange { offset: dictionary.len() as u64, length: sealed.len() as u64 }, first_id, term_count: raw.term_count, head: raw.head });
+        first_id += raw.term_count;
+        dictionary.extend_from_slice(&sealed);
+    }
+
+    let id = |term: &Term| ids[&encode_term(term)];
+    let spog: BTreeSet<[TermId; 4]> = quads.iter().map(|q| [id(&q.subject.clone().into()), id(&q.predicate.clone().into()), id(&q.object), graph_term(&q.graph_name).map_or(0, |g| id(&g))]).collect();
+    let mut graphs: BTreeMap<TermId, u64> = BTreeMap::new();
+    for quad in &spog {
+        if quad[3] != 0 {
+            *graphs.entry(quad[3]).or_default() += 1;
+        }
+    }
+    let mut permutation_bytes: Vec<Vec<u8>> = Vec::new();
+    let mut permutation_entries: [Vec<PermutationEntry>; 6] = Default::default();
+    let mut permutation_summaries = [SectionSummary::default(); 6];
+    for permutation in Permutation::ALL {
+        let keys: BTreeSet<[TermId; 4]> = spog.iter().map(|&q| permutation.key(q)).collect();
+        let keys: Vec<_> = keys.into_iter().collect();
+        let mut bytes = Vec::new();
+        let entries = &mut permutation_entries[usize::from(permutation.id())];
+        for chunk in keys.chunks(block_quads) {
+            let sealed = block::seal(&encode_block(chunk)).expect("zstd");
+            entries.push(PermutationEntry { range: ByteRange { offset: bytes.len() as u64, length: sealed.len() as u64 }, quad_count: chunk.len() as u64, first_key: chunk[0] });
+            bytes.extend_from_slice(&sealed);
+        }
+        permutation_summaries[usize::from(permutation.id())] = SectionSummary { length: bytes.len() as u64, item_count: entries.len() as u64, checksum: xxh3_64(&bytes) };
+        permutation_bytes.push(bytes);
+    }
+
+    let index = Index { dictionary: dictionary_entries, graphs: graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(), permutations: permutation_entries };
+    let index_sealed = block::compress(&index.encode()).expect("zstd");
+    let card = Card { rete_version: "test".into(), quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64, ..Card::default() };
+    let card_sealed = block::compress(&serde_json::to_vec(&card).expect("json")).expect("zstd");
+    let plain = |bytes: &[u8]| SectionSummary { length: bytes.len() as u64, item_count: 0, checksum: xxh3_64(bytes) };
+    let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.len() as u64, checksum: xxh3_64(&dictionary) };
+    let header =
+        layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), dictionary_summary, permutation_summaries);
+    let mut file = header.encode();
+    file.extend_from_slice(&index_sealed);
+    file.extend_from_slice(&card_sealed);
+    file.extend_from_slice(&dictionary);
+    for bytes in &permutation_bytes {
+        file.extend_from_slice(bytes);
+    }
+    let mut hasher = ContentHasher::default();
+    hasher.update(&file);
+    let header_length = header.header_length as usize;
+    stamp_content_hash(&mut file[..header_length], hasher.finish());
+    assert_eq!(file.len() as u64, header.file_length);
+    file
+}

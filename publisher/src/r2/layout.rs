@@ -1,0 +1,181 @@
+//! The R2 object layout that `rete publish` writes and the Worker reads; this
+//! doc is the agreement between the two (README.md "R2 layout" repeats it).
+//!
+//! ```text
+//! datasets/NAME/<version>.rete            the file; immutable once written
+//! datasets/NAME/versions/<version>.json   one history entry per published version
+//! datasets/NAME/current.json              the pointer: the version being served
+//! ```
+//!
+//! `<version>` is the file's content hash (FORMAT.md §2) as 32 lowercase hex
+//! digits, the same string the Worker sends as the ETag, so a key names its
+//! bytes and re-publishing the same content changes nothing.
+//!
+//! `current.json` and every history entry hold the same JSON object:
+//!
+//! ```json
+//! {"name":"qudt","version":"0f3a…","key":"datasets/qudt/0f3a….rete",
+//!  "bytes":1234567,"quads":55541,"published_at":"2026-11-05T10:00:00.000Z"}
+//! ```
+//!
+//! `key` is the object to read (a reader MUST use it rather than rebuild the
+//! key from `version`); `bytes` is its length and `version` its content hash, so
+//! a reader can check both against the header it reads. `published_at` is RFC
+//! 3339 UTC, when the version was first published; a rollback copies the entry
+//! unchanged. Readers ignore fields they do not know.
+//!
+//! A publish writes, in this order: the `.rete` object (a multipart upload,
+//! which becomes visible only when complete), then checks its size and header
+//! against the local file, then the history entry, then `current.json`. Each
+//! step is a single atomic PUT, and only the last changes what readers see, so
+//! a failure at any point leaves the previous version served. A reader fetches
+//! `current.json` (small, may be cached for seconds), then ranges of `key`
+//! pinned by its ETag; old `.rete` objects stay until `rete gc` removes them,
+//! so a reader that read the previous pointer keeps working.
+
+use serde::{Deserialize, Serialize};
+
+/// Where every dataset lives in the bucket.
+pub const ROOT: &str = "datasets/";
+
+/// Longest dataset name accepted.
+pub const MAX_NAME_BYTES: usize = 64;
+
+/// `current.json` and `versions/<version>.json`: one published version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionEntry {
+    /// The dataset name.
+    pub name: String,
+    /// Content hash of the file, 32 lowercase hex digits.
+    pub version: String,
+    /// Object key of the `.rete` file.
+    pub key: String,
+    /// Length of that object.
+    pub bytes: u64,
+    /// Distinct quads in it.
+    pub quads: u64,
+    /// When this version was first published, RFC 3339 UTC.
+    pub published_at: String,
+}
+
+impl VersionEntry {
+    /// The entry as stored: compact JSON with a trailing newline.
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec(self).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    /// Parses a stored entry, checking that it is about `name` and that its
+    /// version and key follow this layout.
+    pub fn from_json(bytes: &[u8], name: &str) -> Result<Self, String> {
+        let entry: Self = serde_json::from_slice(bytes).map_err(|e| format!("not a version entry: {e}"))?;
+        if entry.name != name {
+            return Err(format!("entry is about dataset {:?}, not {name:?}", entry.name));
+        }
+        if !is_version(&entry.version) {
+            return Err(format!("version {:?} is not 32 lowercase hex digits", entry.version));
+        }
+        Ok(entry)
+    }
+}
+
+/// Checks a dataset name: 1–64 bytes of ASCII letters, digits, `.`, `_`, `-`,
+/// starting with a letter or digit (it becomes a key segment and a URL path segment).
+pub fn check_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= MAX_NAME_BYTES
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && name.as_bytes()[0].is_ascii_alphanumeric();
+    if valid {
+        Ok(())
+    } else {
+        Err(format!("invalid dataset name {name:?}: use 1 to {MAX_NAME_BYTES} letters, digits, '.', '_' or '-', starting with a letter or digit"))
+    }
+}
+
+/// True for 32 lowercase hex digits.
+pub fn is_version(text: &str) -> bool {
+    text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// `datasets/NAME/`.
+pub fn dataset_prefix(name: &str) -> String {
+    format!("{ROOT}{name}/")
+}
+
+/// `datasets/NAME/<version>.rete`.
+pub fn file_key(name: &str, version: &str) -> String {
+    format!("{ROOT}{name}/{version}.rete")
+}
+
+/// `datasets/NAME/versions/<version>.json`.
+pub fn entry_key(name: &str, version: &str) -> String {
+    format!("{ROOT}{name}/versions/{version}.json")
+}
+
+/// `datasets/NAME/current.json`.
+pub fn pointer_key(name: &str) -> String {
+    format!("{ROOT}{name}/current.json")
+}
+
+/// What a key under [`ROOT`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyKind {
+    /// `datasets/NAME/<version>.rete`
+    File { name: String, version: String },
+    /// `datasets/NAME/versions/<version>.json`
+    Entry { name: String, version: String },
+    /// `datasets/NAME/current.json`
+    Pointer { name: String },
+}
+
+/// Classifies a key; `None` for keys this layout does not define.
+pub fn parse_key(key: &str) -> Option<KeyKind> {
+    let rest = key.strip_prefix(ROOT)?;
+    let (name, rest) = rest.split_once('/')?;
+    check_name(name).ok()?;
+    let name = name.to_owned();
+    if rest == "current.json" {
+        return Some(KeyKind::Pointer { name });
+    }
+    if let Some(version) = rest.strip_prefix("versions/").and_then(|v| v.strip_suffix(".json")) {
+        return is_version(version).then(|| KeyKind::Entry { name, version: version.to_owned() });
+    }
+    let version = rest.strip_suffix(".rete")?;
+    is_version(version).then(|| KeyKind::File { name, version: version.to_owned() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn keys_round_trip() {
+        assert_eq!(parse_key(&file_key("qudt", V)), Some(KeyKind::File { name: "qudt".into(), version: V.into() }));
+        assert_eq!(parse_key(&entry_key("qudt", V)), Some(KeyKind::Entry { name: "qudt".into(), version: V.into() }));
+        assert_eq!(parse_key(&pointer_key("qudt")), Some(KeyKind::Pointer { name: "qudt".into() }));
+        assert_eq!(parse_key("datasets/qudt/notes.txt"), None);
+        assert_eq!(parse_key("datasets/qudt/ABC.rete"), None);
+        assert_eq!(parse_key("other/qudt/current.json"), None);
+    }
+
+    #[test]
+    fn names() {
+        assert!(check_name("schema-org_2.1").is_ok());
+        for bad in ["", "-x", ".hidden", "a/b", "ünï", "a b", &"x".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn entry_json() {
+        let entry = VersionEntry { name: "qudt".into(), version: V.into(), key: file_key("qudt", V), bytes: 10, quads: 2, published_at: "2026-11-05T10:00:00Z".into() };
+        let json = entry.to_json();
+        assert_eq!(VersionEntry::from_json(&json, "qudt"), Ok(entry));
+        assert!(VersionEntry::from_json(&json, "other").is_err());
+        assert!(VersionEntry::from_json(b"{}", "qudt").is_err());
+    }
+}
