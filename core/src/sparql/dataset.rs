@@ -9,6 +9,8 @@ use crate::read::{GraphFilter, QuadIter, QuadPattern};
 use crate::{RangeSource, Store, TermId};
 use oxrdf::{Term, TermRef};
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -32,11 +34,17 @@ pub(crate) struct Stopped;
 pub(crate) struct StoreDataset<'a, S> {
     store: &'a Store<S>,
     meter: Arc<Meter>,
+    /// Values whose stored lexical form spareval would lose, by the form it
+    /// gives them (see `externalize_expression_term`).
+    reshaped: RefCell<HashMap<Term, TermId>>,
 }
+
+/// Bounds `reshaped`; past it, values get spareval's own forms.
+const MAX_RESHAPED: usize = 1 << 16;
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter }
+        Self { store, meter, reshaped: RefCell::default() }
     }
 
     fn fail(&self, error: crate::ReadError) -> Stopped {
@@ -116,6 +124,27 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         }
     }
 
+    fn externalize_expression_term(&self, term: InternalTerm) -> Result<ExpressionTerm, Stopped> {
+        let InternalTerm::Stored(id) = term else { return Ok(self.externalize_term(term)?.into()) };
+        let stored = self.externalize_term(term)?;
+        let value = ExpressionTerm::from(stored.clone());
+        // spareval keeps numbers and dates as values, dropping their lexical
+        // form: `"01"^^xsd:integer` comes back as `"1"`. Remember which stored
+        // term a value came from, so a value that only passes through (MIN,
+        // MAX, SAMPLE, COALESCE, IF, unary +) keeps its exact form.
+        // Booleans are left out: a cast to xsd:boolean must give `true`/`false`.
+        if matches!(&stored, Term::Literal(literal) if literal.datatype() != oxrdf::vocab::xsd::BOOLEAN) {
+            let normalized = Term::from(value.clone());
+            if normalized != stored {
+                let mut reshaped = self.reshaped.borrow_mut();
+                if reshaped.len() < MAX_RESHAPED {
+                    reshaped.entry(normalized).or_insert(id);
+                }
+            }
+        }
+        Ok(value)
+    }
+
     fn internalize_expression_term(&self, term: ExpressionTerm) -> Result<InternalTerm, Stopped> {
         // Past a limit the step hooks hand back a value to turn their row
         // into an error; refusing every computed value here does that.
@@ -123,6 +152,9 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             return Err(Stopped);
         }
         let term = Term::from(term);
+        if let Some(&id) = self.reshaped.borrow().get(&term) {
+            return Ok(InternalTerm::Stored(id));
+        }
         if !self.meter.compute(term_bytes(term.as_ref())) {
             return Err(Stopped);
         }

@@ -107,7 +107,8 @@ pub struct SyntaxError {
 impl SyntaxError {
     /// Builds the error from spargebra's, whose message is the only place
     /// the position is given ("error at L:C: expected …", 1-based).
-    pub(crate) fn from_spargebra(error: &spargebra::SparqlSyntaxError, query: &str) -> Self {
+    /// `rewritten` is the text spargebra parsed (see `tokens.rs`).
+    pub(crate) fn from_spargebra(error: &spargebra::SparqlSyntaxError, query: &str, rewritten: &super::tokens::Rewritten) -> Self {
         let text = error.to_string();
         let parsed = text.strip_prefix("error at ").and_then(|rest| {
             let (position, message) = rest.split_once(": ")?;
@@ -118,6 +119,7 @@ impl SyntaxError {
             return Self { message: text, location: None, line_text: String::new() };
         };
         let (mut line, mut column) = (line.saturating_sub(1) as usize, column.saturating_sub(1) as usize);
+        column = rewritten.original_column(line, column);
         let lines: Vec<&str> = query.split_inclusive('\n').collect();
         // An error at the end of input after blank lines points just past
         // the last line with text, which is where the query stops.

@@ -20,6 +20,7 @@
 mod budget;
 mod dataset;
 mod error;
+mod tokens;
 #[cfg(all(test, feature = "write"))]
 mod tests;
 
@@ -56,7 +57,12 @@ pub fn parse_query(query: &str, base_iri: Option<&str>) -> Result<Query, QueryEr
     if let Some(base_iri) = base_iri {
         parser = parser.with_base_iri(base_iri).map_err(|e| SyntaxError::without_location(format!("invalid base IRI <{base_iri}>: {e}")))?;
     }
-    parser.parse_query(query).map_err(|e| SyntaxError::from_spargebra(&e, query).into())
+    let rewritten = tokens::rewrite(query);
+    let parsed = parser.clone().parse_query(&rewritten.text).map_err(|e| SyntaxError::from_spargebra(&e, query, &rewritten))?;
+    if let Some(probe) = &rewritten.probe {
+        parser.parse_query(probe).map_err(|e| SyntaxError::from_spargebra(&e, query, &rewritten))?;
+    }
+    Ok(parsed)
 }
 
 /// Parses and evaluates a query.

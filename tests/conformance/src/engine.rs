@@ -82,6 +82,11 @@ pub trait Engine {
         resolve: Resolver<'_>,
     ) -> Result<Answer, EngineError>;
 
+    /// Markdown closing the conformance report: why the failures fail.
+    fn notes(&self) -> &str {
+        ""
+    }
+
     /// Parses `query` with base IRI `base` without evaluating it (syntax tests):
     /// `Err` with the parser's message when the query is not valid SPARQL 1.1.
     fn parse_only(&self, query: &str, base: &str) -> Result<(), String>;

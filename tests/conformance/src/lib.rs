@@ -14,6 +14,7 @@ pub mod compare;
 pub mod engine;
 pub mod expected;
 pub mod manifest;
+mod rete_engine;
 pub mod runner;
 mod spareval_memory;
 pub mod suite;
@@ -24,5 +25,6 @@ pub use runner::{
     Counts, Floor, Outcome, Report, SKIPPED, TestResult, cli_main, load_all, load_directory,
     run_test, run_tests,
 };
+pub use rete_engine::Rete;
 pub use spareval_memory::SparevalMemory;
 pub use suite::Suite;

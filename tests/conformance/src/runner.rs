@@ -273,8 +273,9 @@ impl Report {
         out
     }
 
-    /// The Markdown report written to `docs/CONFORMANCE.md`.
-    pub fn to_markdown(&self) -> String {
+    /// The Markdown report written to `docs/CONFORMANCE.md`; `notes` (the
+    /// engine's [`Engine::notes`]) closes it.
+    pub fn to_markdown(&self, notes: &str) -> String {
         let evaluation = self.counts(|r| !r.syntax);
         let syntax = self.counts(|r| r.syntax);
         let all = self.counts(|_| true);
@@ -328,6 +329,10 @@ impl Report {
             for (result, reason) in skipped {
                 out.push_str(&format!("- `{}`: {reason}\n", result.id));
             }
+        }
+        if !notes.is_empty() {
+            out.push('\n');
+            out.push_str(notes);
         }
         out
     }
@@ -513,7 +518,7 @@ pub fn cli_main(engine: &dyn Engine) -> std::process::ExitCode {
     let mut ok = true;
     if whole_run && std::env::var("RETE_WRITE_CONFORMANCE").is_ok_and(|v| v == "1") {
         let path = crate::suite::repo_root().join("docs/CONFORMANCE.md");
-        match std::fs::write(&path, report.to_markdown()) {
+        match std::fs::write(&path, report.to_markdown(engine.notes())) {
             Ok(()) => eprintln!("wrote {}", path.display()),
             Err(error) => {
                 eprintln!("cannot write {}: {error}", path.display());

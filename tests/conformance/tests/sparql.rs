@@ -2,11 +2,11 @@
 //! when its directory passes at least as many tests as recorded in `floor.txt`; failures are
 //! printed with their reasons (`cargo test -p rete-conformance -- --nocapture`).
 
-use rete_conformance::{Engine, Floor, SparevalMemory, Suite, load_directory, run_tests};
+use rete_conformance::{Engine, Floor, Rete, Suite, load_directory, run_tests};
 
 /// The engine under test.
 fn engine() -> impl Engine {
-    SparevalMemory
+    Rete
 }
 
 fn run_directory(directory: &str) {

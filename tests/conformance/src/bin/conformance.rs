@@ -2,5 +2,5 @@
 //! See `docs/CONFORMANCE.md` for options.
 
 fn main() -> std::process::ExitCode {
-    rete_conformance::cli_main(&rete_conformance::SparevalMemory)
+    rete_conformance::cli_main(&rete_conformance::Rete)
 }
