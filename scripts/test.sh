@@ -20,6 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SUITES=(
   "cargo    | cargo       | cargo test --workspace --release --no-fail-fast"
   "examples | plain       | python3 scripts/check-examples.py"
+  "differential | plain | python3 tests/differential/run.py"
   # "conformance | plain       | cargo run --release -p rete-conformance"
   # "worker      | vitest-json | npx vitest run --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
 )
