@@ -48,4 +48,40 @@ pub enum ReadError {
     /// them and evaluates again (see `docs/READ-PATH.md`).
     #[error("{count} byte ranges are not loaded yet", count = .0.len())]
     Missing(Vec<crate::ByteRange>),
+    /// A read budget of the host would be exceeded: the decoded blocks one
+    /// query needs at once (the block cache's budget), or rounds of reads.
+    #[error("{}", read_budget_message(*limit, *max))]
+    Budget {
+        /// The limit that was reached.
+        limit: ReadLimit,
+        /// Its value.
+        max: u64,
+    },
+}
+
+/// The read budgets of [`ReadError::Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReadLimit {
+    /// Bytes of decoded blocks held at once for one query (the block cache).
+    CacheBytes,
+    /// Sequential rounds of reads for one query.
+    Rounds,
+}
+
+impl ReadLimit {
+    /// A short name for headers and logs: `cache-bytes`, `rounds`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CacheBytes => "cache-bytes",
+            Self::Rounds => "rounds",
+        }
+    }
+}
+
+fn read_budget_message(limit: ReadLimit, max: u64) -> String {
+    match limit {
+        ReadLimit::CacheBytes => format!("query needs more than the block cache's {max} bytes of decoded blocks at once; give the cache more memory or narrow the query"),
+        ReadLimit::Rounds => format!("query needs more than {max} rounds of reads"),
+    }
 }

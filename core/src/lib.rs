@@ -15,7 +15,7 @@ pub mod read;
 pub mod results;
 pub mod sparql;
 
-pub use error::{FormatError, ReadError};
+pub use error::{FormatError, ReadError, ReadLimit};
 pub use format::header::{Header, SectionKind};
 pub use format::permutation::Permutation;
 pub use format::term::{TermId, decode_term, encode_term};

@@ -202,6 +202,61 @@ impl Index {
     }
 }
 
+impl Index {
+    /// Indexes of the blocks of `permutation` that may hold a key whose
+    /// leading components fall in `bounds`, one id range per component in the
+    /// permutation's order. A term whose id is not known yet is bounded by the
+    /// id range of its dictionary block, a known one by `id..id + 1`: this is
+    /// what a pattern would read, planned before its terms' ids arrive.
+    pub fn blocks_for_bounds(&self, permutation: Permutation, bounds: &[std::ops::Range<TermId>]) -> Vec<usize> {
+        let blocks = &self.permutations[usize::from(permutation.id())];
+        let Some(first) = bounds.first() else { return (0..blocks.len()).collect() };
+        if bounds.len() > 4 || bounds.iter().any(|b| b.is_empty()) {
+            return Vec::new();
+        }
+        self.blocks_for_first_range(permutation, first.clone())
+            .filter(|&i| {
+                // Block i holds keys from its first key up to (excluding) the next block's.
+                let high = blocks.get(i + 1).map(|next| &next.first_key[..]);
+                may_hold(Some(&blocks[i].first_key[..]), high, bounds)
+            })
+            .collect()
+    }
+}
+
+/// Whether some key `k` with `low ≤ k < high` (lexicographic; `None` is
+/// unbounded) has `k[j]` in `bounds[j]` for every `j`.
+fn may_hold(low: Option<&[TermId]>, high: Option<&[TermId]>, bounds: &[std::ops::Range<TermId>]) -> bool {
+    let Some((bound, rest)) = bounds.split_first() else {
+        return match (low, high) {
+            (Some(low), Some(high)) => low < high,
+            (None, Some(high)) => high.iter().any(|&c| c > 0),
+            _ => true,
+        };
+    };
+    let low_first = low.and_then(|l| l.first().copied());
+    let high_first = high.and_then(|h| h.first().copied());
+    // A first component strictly between the two leaves the rest free.
+    let inner_start = match low_first {
+        Some(l) => l.checked_add(1),
+        None => Some(0),
+    };
+    if let Some(start) = inner_start {
+        let end = high_first.unwrap_or(TermId::MAX).min(bound.end);
+        let end_inclusive = high_first.is_none() && bound.end == TermId::MAX;
+        if bound.start.max(start) < end || (end_inclusive && bound.start.max(start) <= end) {
+            return true;
+        }
+    }
+    if let Some(l) = low_first.filter(|l| bound.contains(l)) {
+        let sub_high = if high_first == Some(l) { high.map(|h| &h[1..]) } else { None };
+        if may_hold(low.map(|x| &x[1..]), sub_high, rest) {
+            return true;
+        }
+    }
+    high_first.is_some_and(|h| bound.contains(&h) && low_first != Some(h)) && may_hold(None, high.map(|x| &x[1..]), rest)
+}
+
 /// Walks contiguous blocks of a section, checking they stay inside it.
 struct BlockLayout {
     section: ByteRange,
@@ -226,5 +281,33 @@ impl BlockLayout {
         } else {
             Err(format!("blocks cover {} of the section's {} bytes", self.used, self.section.length))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(first_keys: &[Key]) -> Index {
+        let mut index = Index::default();
+        let entries = first_keys.iter().map(|&first_key| PermutationEntry { range: ByteRange { offset: 0, length: 1 }, quad_count: 1, first_key }).collect();
+        index.permutations[usize::from(Permutation::Pos.id())] = entries;
+        index
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn blocks_for_bounds_narrows_by_every_component() {
+        // POS blocks: predicate 10 spans blocks 0–2 (objects 1…, 50…, 90…), predicate 11 block 3, 12 block 4.
+        let index = index(&[[10, 1, 0, 0], [10, 50, 0, 0], [10, 90, 0, 0], [11, 1, 0, 0], [12, 5, 0, 0]]);
+        let pos = Permutation::Pos;
+        assert_eq!(index.blocks_for_bounds(pos, &[10..11, 60..70]), [1]);
+        assert_eq!(index.blocks_for_bounds(pos, &[10..11, 50..51]), [1], "every (10, 50, …) key is at or after block 1's first key");
+        assert_eq!(index.blocks_for_bounds(pos, &[10..13, 95..96]), [2, 3, 4]);
+        assert_eq!(index.blocks_for_bounds(pos, &[11..12]), [2, 3], "block 2 may end with predicate 11");
+        assert_eq!(index.blocks_for_bounds(pos, &[10..12, 2..3]), [0, 3], "block 2 holds (10, ≥90) and (11, 0) at most");
+        assert_eq!(index.blocks_for_bounds(pos, &[13..20]), [4]);
+        assert_eq!(index.blocks_for_bounds(pos, &[1..5]), Vec::<usize>::new());
+        assert_eq!(index.blocks_for_bounds(pos, &[]).len(), 5);
     }
 }

@@ -1,71 +1,160 @@
-//! Decoded blocks kept in memory under a hard byte budget, least recently
-//! used first out. One cache serves one file; a host keeping several files
-//! keys its caches by content hash.
+//! Decoded blocks kept in memory under a hard byte budget. Entries are keyed
+//! by the file's content hash and the block, so one cache can serve several
+//! files in turn (a host keeps it across queries and files). Blocks fed for
+//! the query in progress are *pinned*: they count against the same budget
+//! but are never evicted, so a re-run finds every one of them; the others
+//! leave least recently used first.
 
 use super::{Block, BlockKey};
 use std::collections::{BTreeMap, HashMap};
+
+/// A block of one file: the file's content hash and the block.
+type Entry = (u128, BlockKey);
 
 /// An LRU cache of decoded blocks bounded by their heap size.
 #[derive(Debug)]
 pub struct BlockCache {
     budget_bytes: usize,
     used_bytes: usize,
+    pinned_bytes: usize,
     clock: u64,
-    entries: HashMap<BlockKey, (Block, usize, u64)>,
-    by_age: BTreeMap<u64, BlockKey>,
+    entries: HashMap<Entry, Slot>,
+    /// Unpinned entries by last use; pinned ones are not in here.
+    by_age: BTreeMap<u64, Entry>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    block: Block,
+    size: usize,
+    /// Last use, or `None` while pinned.
+    age: Option<u64>,
+}
+
+/// Pinning a block would take the cache over its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheFull {
+    /// The cache's budget.
+    pub budget_bytes: usize,
+    /// Bytes the pinned blocks would need with this one.
+    pub needed_bytes: usize,
 }
 
 impl BlockCache {
     /// An empty cache holding at most `budget_bytes` of decoded blocks.
     pub fn new(budget_bytes: usize) -> Self {
-        Self { budget_bytes, used_bytes: 0, clock: 0, entries: HashMap::new(), by_age: BTreeMap::new() }
+        Self { budget_bytes, used_bytes: 0, pinned_bytes: 0, clock: 0, entries: HashMap::new(), by_age: BTreeMap::new() }
     }
 
-    /// Bytes currently held.
+    /// The budget.
+    pub fn budget_bytes(&self) -> usize {
+        self.budget_bytes
+    }
+
+    /// Bytes currently held (pinned or not); never above the budget.
     pub fn used_bytes(&self) -> usize {
         self.used_bytes
     }
 
+    /// Bytes held by pinned blocks.
+    pub fn pinned_bytes(&self) -> usize {
+        self.pinned_bytes
+    }
+
     /// Whether a block is cached (without touching its age).
-    pub fn contains(&self, key: &BlockKey) -> bool {
-        self.entries.contains_key(key)
+    pub fn contains(&self, file: u128, key: &BlockKey) -> bool {
+        self.entries.contains_key(&(file, *key))
     }
 
     /// A cached block, marked as just used.
-    pub fn get(&mut self, key: &BlockKey) -> Option<Block> {
+    pub fn get(&mut self, file: u128, key: &BlockKey) -> Option<Block> {
         self.clock += 1;
-        let (block, _, age) = self.entries.get_mut(key)?;
-        self.by_age.remove(age);
-        *age = self.clock;
-        self.by_age.insert(self.clock, *key);
-        Some(block.clone())
+        let slot = self.entries.get_mut(&(file, *key))?;
+        if let Some(age) = &mut slot.age {
+            self.by_age.remove(age);
+            *age = self.clock;
+            self.by_age.insert(self.clock, (file, *key));
+        }
+        Some(slot.block.clone())
     }
 
-    /// Adds a block, evicting the oldest ones to stay within the budget. A
-    /// block larger than the whole budget is not kept (the caller still has it).
-    pub fn insert(&mut self, key: BlockKey, block: Block) {
-        let size = heap_bytes(&block);
-        if let Some((_, old_size, age)) = self.entries.remove(&key) {
-            self.by_age.remove(&age);
-            self.used_bytes -= old_size;
-        }
-        if size > self.budget_bytes {
+    /// Adds a block, evicting the least recently used unpinned ones to stay
+    /// within the budget. A block that does not fit beside the pinned ones is
+    /// not kept (the caller still has it). A pinned block stays pinned.
+    pub fn insert(&mut self, file: u128, key: BlockKey, block: Block) {
+        let entry = (file, key);
+        if self.entries.get(&entry).is_some_and(|slot| slot.age.is_none()) {
             return;
         }
-        while self.used_bytes + size > self.budget_bytes {
-            let Some((_, oldest)) = self.by_age.pop_first() else { break };
-            if let Some((_, old_size, _)) = self.entries.remove(&oldest) {
-                self.used_bytes -= old_size;
+        self.remove(entry);
+        let size = heap_bytes(&block);
+        if self.pinned_bytes.saturating_add(size) > self.budget_bytes {
+            return;
+        }
+        self.evict_until_free(size);
+        self.clock += 1;
+        self.entries.insert(entry, Slot { block, size, age: Some(self.clock) });
+        self.by_age.insert(self.clock, entry);
+        self.used_bytes += size;
+    }
+
+    /// Adds a block that must stay until [`BlockCache::unpin_all`], evicting
+    /// unpinned ones for room. Fails, keeping nothing new, when the pinned
+    /// blocks alone would exceed the budget.
+    pub fn pin(&mut self, file: u128, key: BlockKey, block: Block) -> Result<(), CacheFull> {
+        let entry = (file, key);
+        if self.entries.get(&entry).is_some_and(|slot| slot.age.is_none()) {
+            return Ok(());
+        }
+        let size = heap_bytes(&block);
+        let needed_bytes = self.pinned_bytes.saturating_add(size);
+        if needed_bytes > self.budget_bytes {
+            return Err(CacheFull { budget_bytes: self.budget_bytes, needed_bytes });
+        }
+        self.remove(entry);
+        self.evict_until_free(size);
+        self.entries.insert(entry, Slot { block, size, age: None });
+        self.used_bytes += size;
+        self.pinned_bytes += size;
+        Ok(())
+    }
+
+    /// Unpins every block: they become the most recently used.
+    pub fn unpin_all(&mut self) {
+        for (entry, slot) in &mut self.entries {
+            if slot.age.is_none() {
+                self.clock += 1;
+                slot.age = Some(self.clock);
+                self.by_age.insert(self.clock, *entry);
             }
         }
-        self.clock += 1;
-        self.entries.insert(key, (block, size, self.clock));
-        self.by_age.insert(self.clock, key);
-        self.used_bytes += size;
+        self.pinned_bytes = 0;
+    }
+
+    fn remove(&mut self, entry: Entry) {
+        if let Some(slot) = self.entries.remove(&entry) {
+            match slot.age {
+                Some(age) => {
+                    self.by_age.remove(&age);
+                }
+                None => self.pinned_bytes -= slot.size,
+            }
+            self.used_bytes -= slot.size;
+        }
+    }
+
+    fn evict_until_free(&mut self, size: usize) {
+        while self.used_bytes.saturating_add(size) > self.budget_bytes {
+            let Some((_, oldest)) = self.by_age.pop_first() else { break };
+            if let Some(slot) = self.entries.remove(&oldest) {
+                self.used_bytes -= slot.size;
+            }
+        }
     }
 }
 
-fn heap_bytes(block: &Block) -> usize {
+/// The heap bytes a decoded block holds, as the budget counts them.
+pub(crate) fn heap_bytes(block: &Block) -> usize {
     match block {
         Block::Dictionary(block) => block.heap_bytes() + 64,
         Block::Permutation(keys) => keys.capacity() * std::mem::size_of::<crate::format::permutation::Key>() + 64,
@@ -74,6 +163,7 @@ fn heap_bytes(block: &Block) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::Permutation;
     use std::sync::Arc;
@@ -82,16 +172,57 @@ mod tests {
         Block::Permutation(Arc::new(vec![[1, 2, 3, 0]; quads]))
     }
 
+    fn key(n: usize) -> BlockKey {
+        BlockKey::Permutation(Permutation::Spo, n)
+    }
+
     #[test]
     fn stays_within_budget_and_evicts_oldest() {
         let mut cache = BlockCache::new(1000);
         for n in 0..10 {
-            cache.insert(BlockKey::Permutation(Permutation::Spo, n), block(10));
+            cache.insert(1, key(n), block(10));
             assert!(cache.used_bytes() <= 1000);
         }
-        assert!(cache.contains(&BlockKey::Permutation(Permutation::Spo, 9)));
-        assert!(!cache.contains(&BlockKey::Permutation(Permutation::Spo, 0)));
-        cache.insert(BlockKey::Dictionary(0), block(1000));
-        assert!(!cache.contains(&BlockKey::Dictionary(0)), "larger than the budget");
+        assert!(cache.contains(1, &key(9)));
+        assert!(!cache.contains(1, &key(0)));
+        assert!(!cache.contains(2, &key(9)), "another file's block 9");
+        cache.insert(1, BlockKey::Dictionary(0), block(1000));
+        assert!(!cache.contains(1, &BlockKey::Dictionary(0)), "larger than the budget");
+    }
+
+    #[test]
+    fn pinned_blocks_count_against_the_budget_and_stay() {
+        let mut cache = BlockCache::new(1000);
+        cache.insert(1, key(0), block(10));
+        cache.pin(1, key(1), block(10)).unwrap();
+        cache.pin(1, key(2), block(10)).unwrap();
+        for n in 3..20 {
+            cache.insert(1, key(n), block(10));
+        }
+        assert!(cache.used_bytes() <= 1000);
+        assert!(cache.contains(1, &key(1)) && cache.contains(1, &key(2)), "pinned blocks are not evicted");
+        assert!(!cache.contains(1, &key(0)));
+        // Pins that cannot fit fail and say by how much.
+        let error = cache.pin(1, key(30), block(100)).unwrap_err();
+        assert_eq!(error.budget_bytes, 1000);
+        assert!(error.needed_bytes > 1000);
+        assert!(cache.used_bytes() <= 1000);
+        // Unpinned, they are ordinary LRU entries again.
+        cache.unpin_all();
+        assert_eq!(cache.pinned_bytes(), 0);
+        for n in 40..60 {
+            cache.insert(1, key(n), block(10));
+        }
+        assert!(!cache.contains(1, &key(1)));
+        assert!(cache.used_bytes() <= 1000);
+    }
+
+    #[test]
+    fn pinned_blocks_crowd_out_unpinned_inserts() {
+        let mut cache = BlockCache::new(1000);
+        cache.pin(1, key(0), block(25)).unwrap();
+        cache.insert(1, key(1), block(10));
+        assert!(!cache.contains(1, &key(1)), "no room beside the pinned block");
+        assert!(cache.used_bytes() <= 1000);
     }
 }

@@ -1,13 +1,19 @@
 //! The reader: answers quad patterns and term lookups over any
 //! [`RangeSource`]. It holds the header and INDEX in memory and keeps
 //! decoded blocks in a [`BlockCache`] with a byte budget; every other byte is
-//! asked of the source, a block at a time or in batches (`prefetch`).
+//! asked of the source a block at a time. A source may answer
+//! [`ReadError::Missing`]: the store then records the block, and a host
+//! fetches every recorded block in one round ([`Store::fetch_plan`],
+//! [`Store::feed_plan`], or the whole loop in [`run_in_rounds`]) and runs
+//! again (`docs/READ-PATH.md`).
 
 mod cache;
 mod pattern;
+mod rounds;
 
-pub use cache::BlockCache;
+pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
+pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
 use crate::format::block;
 use crate::format::card::Card;
@@ -16,10 +22,10 @@ use crate::format::header::{Header, SectionKind};
 use crate::format::index::Index;
 use crate::format::permutation::{self, Key, Permutation};
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
-use crate::{FormatError, ReadError, TermId};
+use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
-use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -91,12 +97,40 @@ pub struct Store<S> {
     source: S,
     header: Header,
     index: Index,
+    /// Decoded blocks; those fed by a host for the current query are pinned
+    /// there, so a re-run finds every one of them (see `docs/READ-PATH.md`).
     cache: RefCell<BlockCache>,
-    /// Blocks fed by an asynchronous host for the current query, kept out of
-    /// the LRU so a re-run finds every one of them (see `docs/READ-PATH.md`).
-    fed: RefCell<HashMap<BlockKey, Block>>,
-    /// Blocks the source answered `Missing` for since the last `take_missing`.
+    /// Blocks the source answered `Missing` for, or that a run wants
+    /// (speculation, read-ahead), since the last `take_missing`.
     missing: RefCell<BTreeSet<BlockKey>>,
+    /// How many reads the source answered `Missing` since the store opened:
+    /// a run is complete when this did not move during it.
+    misses: Cell<u64>,
+}
+
+/// What the first read of a file says (FORMAT.md §1): everything needed to
+/// open it, or where the rest of INDEX is.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Opening {
+    /// Header and INDEX were in the first read.
+    Ready(Header, Index),
+    /// INDEX reaches past the first read: read this range and give it to
+    /// [`decode_index`].
+    NeedIndex(Header, ByteRange),
+}
+
+/// Decodes the first read of a file (bytes `[0, 16384)`, or fewer when the
+/// file is shorter). `known_length` is the file's length when the host knows it.
+pub fn open_prefix(prefix: &[u8], known_length: Option<u64>) -> Result<Opening, FormatError> {
+    let header = Header::decode(prefix, known_length)?;
+    let section = *header.required(SectionKind::Index)?;
+    if section.end_within(prefix.len() as u64) {
+        let index = decode_index(&header, &prefix[section.offset as usize..section.end() as usize])?;
+        Ok(Opening::Ready(header, index))
+    } else {
+        Ok(Opening::NeedIndex(header, section.range()))
+    }
 }
 
 impl<S: RangeSource> Store<S> {
@@ -105,21 +139,21 @@ impl<S: RangeSource> Store<S> {
     pub fn open(source: S, cache_bytes: usize) -> Result<Self, ReadError> {
         let first = ByteRange { offset: 0, length: FIRST_READ_BYTES };
         let prefix = source.read_ranges(&[first])?.into_iter().next().unwrap_or_default();
-        let header = Header::decode(&prefix, None)?;
-        let index_section = *header.required(SectionKind::Index)?;
-        let index_bytes = if index_section.end_within(prefix.len() as u64) {
-            prefix[index_section.offset as usize..index_section.end() as usize].to_vec()
-        } else {
-            source.read_ranges(&[index_section.range()])?.into_iter().next().unwrap_or_default()
+        let (header, index) = match open_prefix(&prefix, None)? {
+            Opening::Ready(header, index) => (header, index),
+            Opening::NeedIndex(header, range) => {
+                let bytes = source.read_ranges(&[range])?.into_iter().next().unwrap_or_default();
+                let index = decode_index(&header, &bytes)?;
+                (header, index)
+            }
         };
-        let index = decode_index(&header, &index_bytes)?;
         Ok(Self::from_parts(source, header, index, BlockCache::new(cache_bytes)))
     }
 
     /// Opens from an already decoded header and index (a host that keeps them
     /// across requests, keyed by content hash).
     pub fn from_parts(source: S, header: Header, index: Index, cache: BlockCache) -> Self {
-        Self { source, header, index, cache: RefCell::new(cache), fed: RefCell::default(), missing: RefCell::default() }
+        Self { source, header, index, cache: RefCell::new(cache), missing: RefCell::default(), misses: Cell::new(0) }
     }
 
     /// The header.
@@ -137,9 +171,17 @@ impl<S: RangeSource> Store<S> {
         &self.source
     }
 
-    /// Gives the cache back (to keep it for the next request).
+    /// Gives the cache back (to keep it for the next request), its blocks unpinned.
     pub fn into_cache(self) -> BlockCache {
-        self.cache.into_inner()
+        let mut cache = self.cache.into_inner();
+        cache.unpin_all();
+        cache
+    }
+
+    /// Bytes of decoded blocks held, pinned (fed for this query) and in all.
+    pub fn cache_bytes(&self) -> (usize, usize) {
+        let cache = self.cache.borrow();
+        (cache.pinned_bytes(), cache.used_bytes())
     }
 
     /// Reads and parses the CARD section.
@@ -202,66 +244,116 @@ impl<S: RangeSource> Store<S> {
 
     /// Loads every listed block not already cached, with one call to the source.
     pub fn prefetch(&self, keys: &[BlockKey]) -> Result<(), ReadError> {
-        let mut missing: Vec<BlockKey> = keys.iter().copied().filter(|k| !self.cache.borrow().contains(k)).collect();
+        let hash = self.header.content_hash;
+        let mut missing: Vec<BlockKey> = keys.iter().copied().filter(|k| !self.cache.borrow().contains(hash, k)).collect();
         missing.sort_unstable();
         missing.dedup();
         if missing.is_empty() {
             return Ok(());
         }
         let ranges: Vec<ByteRange> = missing.iter().filter_map(|&k| self.block_range(k)).collect();
-        let contents = self.source.read_ranges(&ranges)?;
+        let contents = match self.source.read_ranges(&ranges) {
+            Err(ReadError::Missing(ranges)) => {
+                self.misses.set(self.misses.get() + 1);
+                self.missing.borrow_mut().extend(missing);
+                return Err(ReadError::Missing(ranges));
+            }
+            other => other?,
+        };
         for (key, bytes) in missing.into_iter().zip(contents) {
             let decoded = self.decode_block(key, &bytes)?;
-            self.cache.borrow_mut().insert(key, decoded);
+            self.cache.borrow_mut().insert(hash, key, decoded);
         }
         Ok(())
     }
 
-    /// A decoded block, from the cache or the source.
+    /// A decoded block, from the cache or the source. When the source answers
+    /// [`ReadError::Missing`], the block is recorded for [`Store::take_missing`].
     pub fn block(&self, key: BlockKey) -> Result<Block, ReadError> {
-        if let Some(block) = self.fed.borrow().get(&key) {
-            return Ok(block.clone());
-        }
-        if let Some(block) = self.cache.borrow_mut().get(&key) {
+        let hash = self.header.content_hash;
+        if let Some(block) = self.cache.borrow_mut().get(hash, &key) {
             return Ok(block);
         }
         let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
         let bytes = match self.read_one(range) {
             Err(ReadError::Missing(ranges)) => {
+                self.misses.set(self.misses.get() + 1);
                 self.missing.borrow_mut().insert(key);
                 return Err(ReadError::Missing(ranges));
             }
             other => other?,
         };
         let decoded = self.decode_block(key, &bytes)?;
-        self.cache.borrow_mut().insert(key, decoded.clone());
+        self.cache.borrow_mut().insert(hash, key, decoded.clone());
         Ok(decoded)
     }
 
-    /// Notes that a block will be needed (speculation), without reading it.
+    /// Whether a block is in memory (fed or cached), without reading it.
+    pub fn has_block(&self, key: BlockKey) -> bool {
+        self.cache.borrow().contains(self.header.content_hash, &key)
+    }
+
+    /// Notes that a block will be needed (speculation, read-ahead), without
+    /// reading it: [`Store::take_missing`] lists it. It does not make the
+    /// current run incomplete.
     pub fn want(&self, key: BlockKey) {
-        if !self.fed.borrow().contains_key(&key) && !self.cache.borrow().contains(&key) {
+        if !self.has_block(key) && self.block_range(key).is_some() {
             self.missing.borrow_mut().insert(key);
         }
     }
 
-    /// The blocks asked for and not available since the last call, clearing the list.
+    /// The blocks asked for and not available (or wanted) since the last
+    /// call, clearing the list.
     pub fn take_missing(&self) -> Vec<BlockKey> {
         std::mem::take(&mut *self.missing.borrow_mut()).into_iter().collect()
     }
 
-    /// Gives the store a block's sealed bytes fetched by the host; it stays
-    /// available until [`Store::release_fed`] (it also enters the LRU cache).
-    pub fn feed(&self, key: BlockKey, sealed: &[u8]) -> Result<(), FormatError> {
-        let block = self.decode_block(key, sealed)?;
-        self.cache.borrow_mut().insert(key, block.clone());
-        self.fed.borrow_mut().insert(key, block);
-        Ok(())
+    /// How many reads the source has answered with `Missing` since the store
+    /// opened. A run during which this does not change read everything it
+    /// needed: its answer is complete.
+    pub fn misses(&self) -> u64 {
+        self.misses.get()
     }
 
-    /// Drops the blocks fed for the query that just ended (the LRU keeps what fits).
+    /// Gives the store a block's sealed bytes fetched by the host. It is
+    /// pinned in the cache until [`Store::release_fed`]: fed blocks count
+    /// against the cache's budget, and feeding past it fails with
+    /// [`ReadError::Budget`] (`ReadLimit::CacheBytes`) rather than grow.
+    pub fn feed(&self, key: BlockKey, sealed: &[u8]) -> Result<(), ReadError> {
+        let block = self.decode_block(key, sealed)?;
+        self.cache.borrow_mut().pin(self.header.content_hash, key, block).map_err(|full| ReadError::Budget { limit: ReadLimit::CacheBytes, max: full.budget_bytes as u64 })
+    }
+
+    /// Unpins the blocks fed for the query that just ended (the cache keeps
+    /// what fits, least recently used out first).
     pub fn release_fed(&self) {
-        self.fed.borrow_mut().clear();
+        self.cache.borrow_mut().unpin_all();
+    }
+
+    /// Takes the blocks recorded since the last call (as [`Store::take_missing`])
+    /// and plans their reads: each block's range, and those ranges sorted and
+    /// merged when closer than `gap_bytes` (one request each). Blocks already
+    /// in memory are left out.
+    pub fn fetch_plan(&self, gap_bytes: u64) -> FetchPlan {
+        let blocks: Vec<(BlockKey, ByteRange)> =
+            self.take_missing().into_iter().filter(|&key| !self.has_block(key)).filter_map(|key| Some((key, self.block_range(key)?))).collect();
+        let ranges = coalesce(blocks.iter().map(|(_, range)| *range).collect(), gap_bytes);
+        FetchPlan { blocks, ranges }
+    }
+
+    /// Feeds the bytes of a plan's ranges (`bodies[i]` for `plan.ranges[i]`).
+    pub fn feed_plan(&self, plan: &FetchPlan, bodies: &[Vec<u8>]) -> Result<(), ReadError> {
+        if bodies.len() != plan.ranges.len() {
+            return Err(ReadError::Source(format!("{} ranges were asked for, {} came back", plan.ranges.len(), bodies.len())));
+        }
+        for &(key, range) in &plan.blocks {
+            let position = plan.ranges.partition_point(|merged| merged.offset <= range.offset).checked_sub(1);
+            let bytes = position.and_then(|p| slice_of(plan.ranges[p], &bodies[p], range)).ok_or_else(|| {
+                FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {}-byte block there: truncated", range.length))
+            })?;
+            self.feed(key, bytes)?;
+        }
+        Ok(())
     }
 
     /// The dictionary block that would hold an encoded term, with the ids it covers.
@@ -269,6 +361,23 @@ impl<S: RangeSource> Store<S> {
         let number = self.index.dictionary_block_for_term(encoded)?;
         let entry = &self.index.dictionary[number];
         Some((number, entry.first_id..entry.first_id + entry.term_count))
+    }
+
+    /// Wants the blocks of `permutation` that a pattern would read, its bound
+    /// components given as id ranges ([`Index::blocks_for_bounds`]), when they
+    /// are at most `max_blocks` blocks and `max_bytes` bytes; otherwise wants
+    /// nothing. Returns the bytes of the blocks it wanted.
+    pub fn speculate(&self, permutation: Permutation, bounds: &[std::ops::Range<TermId>], max_blocks: usize, max_bytes: u64) -> u64 {
+        let blocks = self.index.blocks_for_bounds(permutation, bounds);
+        let entries = &self.index.permutations[usize::from(permutation.id())];
+        let bytes: u64 = blocks.iter().filter_map(|&n| entries.get(n)).map(|e| e.range.length).sum();
+        if blocks.len() > max_blocks || bytes > max_bytes {
+            return 0;
+        }
+        for &n in &blocks {
+            self.want(BlockKey::Permutation(permutation, n));
+        }
+        bytes
     }
 
     fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryBlock>, ReadError> {
@@ -373,7 +482,7 @@ pub fn coalesce(mut ranges: Vec<ByteRange>, gap_bytes: u64) -> Vec<ByteRange> {
 }
 
 /// The bytes of `wanted` inside the bytes of a merged range `within` that starts earlier.
-pub fn slice_of<'a>(within: ByteRange, bytes: &'a [u8], wanted: ByteRange) -> Option<&'a [u8]> {
+pub fn slice_of(within: ByteRange, bytes: &[u8], wanted: ByteRange) -> Option<&[u8]> {
     let start = usize::try_from(wanted.offset.checked_sub(within.offset)?).ok()?;
     bytes.get(start..start.checked_add(usize::try_from(wanted.length).ok()?)?)
 }

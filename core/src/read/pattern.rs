@@ -1,10 +1,20 @@
 //! Quad patterns: pick the permutation whose key prefix is the bound
-//! positions, then walk only the blocks that can hold that prefix.
+//! positions, then walk only the blocks that can hold that prefix. A scan
+//! that meets a missing block asks for the next few blocks of its range too
+//! (read-ahead), doubling with what it has already read, so a long scan
+//! costs a logarithmic number of rounds.
 
 use super::{BlockKey, RangeSource, Store};
 use crate::format::permutation::{Key, Permutation};
 use crate::{ReadError, TermId};
 use std::sync::Arc;
+
+/// Blocks a scan wants past the one it misses when it has read none yet.
+const READAHEAD_FIRST_BLOCKS: usize = 3;
+/// Most blocks one miss of a scan wants past the missing one.
+const READAHEAD_MAX_BLOCKS: usize = 32;
+/// Most bytes one miss of a scan wants past the missing block.
+const READAHEAD_MAX_BYTES: u64 = 4 << 20;
 
 /// Which graphs a pattern matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +76,8 @@ pub struct QuadIter<'a, S> {
     prefix: Vec<TermId>,
     blocks: std::ops::Range<usize>,
     current: Option<(Arc<Vec<Key>>, usize)>,
+    /// Blocks read so far: the read-ahead doubles with it.
+    read_blocks: usize,
     done: bool,
 }
 
@@ -73,12 +85,28 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
     pub(super) fn new(store: &'a Store<S>, pattern: QuadPattern) -> Self {
         let (permutation, prefix) = pattern.plan();
         let blocks = store.index().blocks_for_prefix(permutation, &prefix);
-        Self { store, pattern, permutation, prefix, blocks, current: None, done: false }
+        Self { store, pattern, permutation, prefix, blocks, current: None, read_blocks: 0, done: false }
     }
 
     /// The permutation being scanned.
     pub fn permutation(&self) -> Permutation {
         self.permutation
+    }
+}
+
+impl<S: RangeSource> QuadIter<'_, S> {
+    /// Wants the blocks after a missing one (`self.blocks` starts there).
+    fn read_ahead(&self) {
+        let count = self.read_blocks.clamp(READAHEAD_FIRST_BLOCKS, READAHEAD_MAX_BLOCKS);
+        let mut bytes = 0;
+        for number in self.blocks.clone().take(count) {
+            let key = BlockKey::Permutation(self.permutation, number);
+            bytes += self.store.block_range(key).map_or(0, |r| r.length);
+            if bytes > READAHEAD_MAX_BYTES {
+                break;
+            }
+            self.store.want(key);
+        }
     }
 }
 
@@ -109,8 +137,12 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                 Ok(keys) => {
                     let start = keys.partition_point(|key| key[..bound] < self.prefix[..]);
                     self.current = Some((keys, start));
+                    self.read_blocks += 1;
                 }
                 Err(error) => {
+                    if matches!(error, ReadError::Missing(_)) {
+                        self.read_ahead();
+                    }
                     self.done = true;
                     return Some(Err(error));
                 }

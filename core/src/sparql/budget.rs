@@ -8,6 +8,8 @@
 //! iterators drain in time proportional to what is already buffered.
 
 use super::error::{Limit, QueryError};
+use crate::{ByteRange, ReadError};
+use std::collections::BTreeSet;
 use oxrdf::{NamedNode, Term, Variable};
 use sparopt::algebra::{AggregateExpression, Expression, Function, GraphPattern, OrderExpression};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -90,7 +92,14 @@ pub(crate) struct Meter {
     ticks: AtomicU64,
     stopped: AtomicBool,
     cause: Mutex<Option<QueryError>>,
+    /// Set when a read found a block missing: the run goes on to list what
+    /// it needs, but its answer is incomplete.
+    missed: AtomicBool,
+    missing: Mutex<BTreeSet<ByteRange>>,
 }
+
+/// The ranges a `Missing` error lists at most (the store has them all).
+const MAX_MISSING_RANGES: usize = 4096;
 
 impl Meter {
     pub(crate) fn new(budget: Budget) -> Self {
@@ -103,7 +112,33 @@ impl Meter {
             ticks: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
             cause: Mutex::new(None),
+            missed: AtomicBool::new(false),
+            missing: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// Records a read the source could not answer yet.
+    pub(crate) fn note_missing(&self, ranges: &[ByteRange]) {
+        self.missed.store(true, Ordering::Relaxed);
+        if let Ok(mut missing) = self.missing.lock() {
+            for range in ranges {
+                if missing.len() >= MAX_MISSING_RANGES {
+                    break;
+                }
+                missing.insert(*range);
+            }
+        }
+    }
+
+    /// Whether some read of this run found its bytes missing.
+    pub(crate) fn has_missed(&self) -> bool {
+        self.missed.load(Ordering::Relaxed)
+    }
+
+    /// The error ending a run that missed reads.
+    pub(crate) fn missing_error(&self) -> QueryError {
+        let ranges = self.missing.lock().map(|m| m.iter().copied().collect()).unwrap_or_default();
+        QueryError::Read(ReadError::Missing(ranges))
     }
 
     pub(crate) fn usage(&self) -> Usage {

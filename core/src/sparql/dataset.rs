@@ -2,15 +2,24 @@
 //! ids and are decoded only when an expression or the output needs them;
 //! values computed by the query get their own variant, and only for terms
 //! the dictionary does not hold, so id equality is RDF term equality.
+//!
+//! A run may meet blocks the host has not fetched yet ([`ReadError::Missing`]).
+//! It then goes on instead of stopping, so that one run lists everything it
+//! can see it needs: a scan ends quietly, a term lookup gives
+//! [`InternalTerm::Pending`] (and a pattern using it asks for the quad blocks
+//! its id range falls in), a term decode gives a placeholder. Such a run's
+//! answer is garbage; the meter remembers the miss and the answer ends with
+//! the `Missing` error (`mod.rs`), see `docs/READ-PATH.md`.
 
 use super::budget::Meter;
 use super::error::QueryError;
 use crate::read::{GraphFilter, QuadIter, QuadPattern};
-use crate::{RangeSource, Store, TermId};
-use oxrdf::{Term, TermRef};
+use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
+use oxrdf::{NamedNode, Term, TermRef};
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -22,6 +31,10 @@ pub enum InternalTerm {
     /// A term the dictionary does not hold (computed, or a query constant
     /// absent from the data).
     Computed(Rc<Term>),
+    /// A term whose dictionary block is not fetched yet: if the dataset holds
+    /// it, its id is in the range (the block's). Only a run that missed
+    /// blocks makes these, and its answer is thrown away.
+    Pending(Rc<Term>, Range<TermId>),
 }
 
 /// Returned to spareval when evaluation must stop; the real cause (a read
@@ -37,17 +50,59 @@ pub(crate) struct StoreDataset<'a, S> {
     /// Values whose stored lexical form spareval would lose, by the form it
     /// gives them (see `externalize_expression_term`).
     reshaped: RefCell<HashMap<Term, TermId>>,
+    /// Bytes of quad blocks asked for speculatively in this run.
+    speculated_bytes: Cell<u64>,
 }
 
 /// Bounds `reshaped`; past it, values get spareval's own forms.
 const MAX_RESHAPED: usize = 1 << 16;
 
-impl<'a, S: RangeSource> StoreDataset<'a, S> {
-    pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default() }
+/// A pattern over a pending term asks for the quad blocks it would read
+/// only when they are at most this many…
+const SPECULATE_MAX_BLOCKS: usize = 8;
+/// … and this many bytes;
+const SPECULATE_MAX_BYTES: u64 = 1 << 20;
+/// and a run speculates at most this many bytes in all.
+const SPECULATE_MAX_RUN_BYTES: u64 = 8 << 20;
+
+/// The prefix of the IRIs standing for terms not decoded yet in a run that
+/// missed blocks (never part of a complete answer).
+const PENDING_IRI: &str = "urn:x-rete:pending:";
+
+/// How a pattern position constrains ids.
+enum Bound {
+    Free,
+    Id(TermId),
+    Pending(Range<TermId>),
+    /// A term the dataset does not hold: the pattern matches nothing.
+    Absent,
+}
+
+impl Bound {
+    fn of(term: Option<&InternalTerm>) -> Self {
+        match term {
+            None => Self::Free,
+            Some(InternalTerm::Stored(id)) => Self::Id(*id),
+            Some(InternalTerm::Pending(_, ids)) => Self::Pending(ids.clone()),
+            Some(InternalTerm::Computed(_)) => Self::Absent,
+        }
     }
 
-    fn fail(&self, error: crate::ReadError) -> Stopped {
+    fn ids(&self) -> Option<Range<TermId>> {
+        match self {
+            Self::Free | Self::Absent => None,
+            Self::Id(id) => Some(*id..id.saturating_add(1)),
+            Self::Pending(ids) => Some(ids.clone()),
+        }
+    }
+}
+
+impl<'a, S: RangeSource> StoreDataset<'a, S> {
+    pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
+        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0) }
+    }
+
+    fn fail(&self, error: ReadError) -> Stopped {
         self.meter.stop(QueryError::Read(error));
         Stopped
     }
@@ -56,11 +111,30 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         if !self.meter.step() {
             return Err(Stopped);
         }
-        match self.store.term_id(term.as_ref()) {
+        let encoded = encode_term(term.as_ref());
+        match self.store.encoded_term_id(&encoded) {
             Ok(Some(id)) => Ok(InternalTerm::Stored(id)),
             Ok(None) => Ok(InternalTerm::Computed(Rc::new(term))),
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                Ok(match self.store.dictionary_block_for_term(&encoded) {
+                    Some((_, ids)) => InternalTerm::Pending(Rc::new(term), ids),
+                    None => InternalTerm::Computed(Rc::new(term)),
+                })
+            }
             Err(error) => Err(self.fail(error)),
         }
+    }
+
+    /// Asks for the quad blocks a pattern with pending terms would read, so
+    /// they come in the same round as the terms' dictionary blocks.
+    fn speculate(&self, bounds: [&Bound; 3]) {
+        let (permutation, bound) = Permutation::for_bound(!matches!(bounds[0], Bound::Free), !matches!(bounds[1], Bound::Free), !matches!(bounds[2], Bound::Free));
+        let order = permutation.key([0, 1, 2, 3]);
+        let Some(ranges) = order[..bound].iter().map(|&position| bounds.get(position as usize).and_then(|b| b.ids())).collect::<Option<Vec<_>>>() else { return };
+        let left = SPECULATE_MAX_RUN_BYTES.saturating_sub(self.speculated_bytes.get());
+        let bytes = self.store.speculate(permutation, &ranges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES.min(left));
+        self.speculated_bytes.set(self.speculated_bytes.get() + bytes);
     }
 }
 
@@ -75,22 +149,26 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         object: Option<&InternalTerm>,
         graph_name: Option<Option<&InternalTerm>>,
     ) -> impl Iterator<Item = Result<InternalQuad<InternalTerm>, Stopped>> + use<'a, S> {
-        // A bound term the dictionary lacks matches nothing.
-        fn id(term: Option<&InternalTerm>) -> Result<Option<TermId>, ()> {
-            match term {
-                None => Ok(None),
-                Some(InternalTerm::Stored(id)) => Ok(Some(*id)),
-                Some(InternalTerm::Computed(_)) => Err(()),
-            }
-        }
+        let bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
+        // A bound term the dictionary lacks matches nothing; a pending one
+        // matches nothing in this run but says which blocks the next needs.
         let graph = match graph_name {
-            None => Ok(GraphFilter::AnyNamed),
-            Some(None) => Ok(GraphFilter::Default),
-            Some(Some(InternalTerm::Stored(id))) => Ok(GraphFilter::Named(*id)),
-            Some(Some(InternalTerm::Computed(_))) => Err(()),
+            None => Some(GraphFilter::AnyNamed),
+            Some(None) => Some(GraphFilter::Default),
+            Some(Some(InternalTerm::Stored(id))) => Some(GraphFilter::Named(*id)),
+            Some(Some(InternalTerm::Computed(_) | InternalTerm::Pending(..))) => None,
         };
-        let quads = match (id(subject), id(predicate), id(object), graph) {
-            (Ok(subject), Ok(predicate), Ok(object), Ok(graph)) if self.meter.step() => Some(self.store.quads(QuadPattern { subject, predicate, object, graph })),
+        let absent = bounds.iter().any(|b| matches!(b, Bound::Absent));
+        let pending = bounds.iter().any(|b| matches!(b, Bound::Pending(_)));
+        let quads = match (graph, absent, pending) {
+            (Some(_), false, true) => {
+                self.speculate([&bounds[0], &bounds[1], &bounds[2]]);
+                None
+            }
+            (Some(graph), false, false) if self.meter.step() => {
+                let id = |b: &Bound| if let Bound::Id(id) = b { Some(*id) } else { None };
+                Some(self.store.quads(QuadPattern { subject: id(&bounds[0]), predicate: id(&bounds[1]), object: id(&bounds[2]), graph }))
+            }
             _ => None,
         };
         Scan { quads, meter: Arc::clone(&self.meter) }
@@ -104,7 +182,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     fn contains_internal_graph_name(&self, graph_name: &InternalTerm) -> Result<bool, Stopped> {
         Ok(match graph_name {
             InternalTerm::Stored(id) => self.store.index().graphs.binary_search_by_key(id, |g| g.id).is_ok(),
-            InternalTerm::Computed(_) => false,
+            InternalTerm::Computed(_) | InternalTerm::Pending(..) => false,
         })
     }
 
@@ -118,9 +196,16 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 if !self.meter.step() {
                     return Err(Stopped);
                 }
-                self.store.term(id).map_err(|e| self.fail(e))
+                match self.store.term(id) {
+                    Ok(term) => Ok(term),
+                    Err(ReadError::Missing(ranges)) => {
+                        self.meter.note_missing(&ranges);
+                        Ok(NamedNode::new_unchecked(format!("{PENDING_IRI}{id}")).into())
+                    }
+                    Err(error) => Err(self.fail(error)),
+                }
             }
-            InternalTerm::Computed(term) => Ok(Rc::unwrap_or_clone(term)),
+            InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Rc::unwrap_or_clone(term)),
         }
     }
 
@@ -174,7 +259,7 @@ fn term_bytes(term: TermRef<'_>) -> u64 {
 }
 
 /// The quads of one pattern, counted against the budget. It ends as soon as
-/// evaluation is stopped, whoever stopped it.
+/// evaluation is stopped, whoever stopped it, and at a missing block.
 struct Scan<'a, S> {
     quads: Option<QuadIter<'a, S>>,
     meter: Arc<Meter>,
@@ -193,6 +278,12 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
                 Ok(InternalQuad { subject: InternalTerm::Stored(s), predicate: InternalTerm::Stored(p), object: InternalTerm::Stored(o), graph_name: (g != 0).then_some(InternalTerm::Stored(g)) })
             }
             Ok(_) => Err(Stopped),
+            Err(ReadError::Missing(ranges)) => {
+                // The scan ends here in this run; the store recorded the block.
+                self.meter.note_missing(&ranges);
+                self.quads = None;
+                return None;
+            }
             Err(error) => {
                 self.meter.stop(QueryError::Read(error));
                 Err(Stopped)

@@ -103,6 +103,7 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     }
     match prepared.execute(StoreDataset::new(store, Arc::clone(&meter))) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
+        Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
             Some(cause) => Err(cause),
             None => Ok(Answer::Boolean(value)),
@@ -122,9 +123,13 @@ fn with_hooks(query: &Query) -> Query {
     }
 }
 
-/// The cause kept by the meter wins over what spareval reports: spareval
-/// only sees [`dataset::Stopped`].
+/// A run that missed reads ends with `Missing` whatever else went wrong (it
+/// evaluated garbage); otherwise the cause kept by the meter wins over what
+/// spareval reports: spareval only sees [`dataset::Stopped`].
 fn query_error(meter: &Meter, error: QueryEvaluationError) -> QueryError {
+    if meter.has_missed() {
+        return meter.missing_error();
+    }
     if let Some(cause) = meter.take_cause() {
         return cause;
     }
@@ -137,7 +142,28 @@ fn query_error(meter: &Meter, error: QueryEvaluationError) -> QueryError {
 }
 
 /// Pulls the next item of a spareval iterator, checking the meter before
-/// trusting it.
+/// trusting it. Once a read has missed, nothing more is handed out: the rest
+/// of the run is drained (so it records every block it needs) and the
+/// iteration ends with the `Missing` error. Items handed out before the miss
+/// came from complete reads.
+fn pull<T>(meter: &Meter, done: &mut bool, mut next: impl FnMut() -> Option<Result<T, QueryEvaluationError>>) -> Option<Result<T, QueryError>> {
+    if *done {
+        return None;
+    }
+    if meter.is_stopped() && !meter.has_missed() {
+        return next_checked(meter, done, None);
+    }
+    let item = next();
+    if !meter.has_missed() {
+        return next_checked(meter, done, item);
+    }
+    if item.is_some() {
+        while next().is_some() {}
+    }
+    *done = true;
+    Some(Err(meter.missing_error()))
+}
+
 fn next_checked<T>(meter: &Meter, done: &mut bool, next: Option<Result<T, QueryEvaluationError>>) -> Option<Result<T, QueryError>> {
     let stopped = |meter: &Meter| meter.take_cause().unwrap_or_else(|| QueryError::Evaluation("evaluation stopped".into()));
     let item = match next {
@@ -178,14 +204,8 @@ impl Iterator for Solutions<'_> {
     type Item = Result<QuerySolution, QueryError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        if self.meter.is_stopped() {
-            return next_checked(&self.meter, &mut self.done, None);
-        }
-        let next = self.inner.next();
-        next_checked(&self.meter, &mut self.done, next)
+        let inner = &mut self.inner;
+        pull(&self.meter, &mut self.done, || inner.next())
     }
 }
 
@@ -207,13 +227,7 @@ impl Iterator for Triples<'_> {
     type Item = Result<Triple, QueryError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        if self.meter.is_stopped() {
-            return next_checked(&self.meter, &mut self.done, None);
-        }
-        let next = self.inner.next();
-        next_checked(&self.meter, &mut self.done, next)
+        let inner = &mut self.inner;
+        pull(&self.meter, &mut self.done, || inner.next())
     }
 }

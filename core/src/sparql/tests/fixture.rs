@@ -28,8 +28,15 @@ fn graph_term(graph: &GraphName) -> Option<Term> {
     }
 }
 
-/// Encodes `quads` with at most `block_quads` quads per permutation block.
+/// Encodes `quads` with at most `block_quads` quads per permutation block
+/// and tiny dictionary blocks.
 pub fn build(quads: &[Quad], block_quads: usize) -> Vec<u8> {
+    build_with(quads, block_quads, 48)
+}
+
+/// Encodes `quads` with at most `block_quads` quads per permutation block
+/// and dictionary blocks of about `dictionary_block_bytes` front-coded bytes.
+pub fn build_with(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usize) -> Vec<u8> {
     let mut terms = BTreeSet::new();
     for quad in quads {
         terms.insert(encode_term(&Term::from(quad.subject.clone())));
@@ -43,7 +50,7 @@ pub fn build(quads: &[Quad], block_quads: usize) -> Vec<u8> {
 
     let mut dictionary = Vec::new();
     let mut dictionary_entries = Vec::new();
-    let mut encoder = DictionaryEncoder::new(48);
+    let mut encoder = DictionaryEncoder::new(dictionary_block_bytes);
     let mut raws = Vec::new();
     for term in &terms {
         raws.extend(encoder.push(term));

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod fixture;
+mod rounds;
 
 use super::*;
 use crate::results::{ResultFormat, write_answer};

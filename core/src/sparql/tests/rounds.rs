@@ -1,0 +1,218 @@
+//! The read bounds of `docs/READ-PATH.md`, asserted with a counting source
+//! over a file built here: the open is one read of 16 KiB; a single triple
+//! pattern, an ASK of one triple and a DESCRIBE of one IRI take at most 3
+//! sequential rounds cold and 2 with the header cached; a BGP of k patterns
+//! at most k + 2. Every answer is also checked against a plain synchronous
+//! evaluation, and the block cache's budget is checked to hold.
+
+use super::fixture;
+use crate::read::{BlockCache, RoundOptions, RoundStats, open_in_rounds, run_in_rounds};
+use crate::sparql::{Answer, QueryError, QueryOptions, query};
+use crate::{ByteRange, RangeSource, ReadError, ReadLimit, Store};
+use oxrdf::{GraphName, Literal, NamedNode, Quad, vocab::rdf};
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+const PREFIX: &str = "PREFIX : <http://example.org/> ";
+const PEOPLE: usize = 4000;
+const ORGS: usize = 100;
+
+/// 4,000 people (type, name, age, two `:knows`, one `:memberOf`) in 100
+/// organisations: 24,200 quads in blocks of 1,024 quads, dictionary blocks of
+/// ~1 KiB of front-coded terms, so that a dictionary block's id
+/// range spans a few quad blocks, as in the reference writer's files.
+fn people() -> &'static [u8] {
+    static FILE: OnceLock<Vec<u8>> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let iri = |name: String| NamedNode::new_unchecked(format!("http://example.org/{name}"));
+        let mut quads = Vec::new();
+        let mut add = |s: NamedNode, p: NamedNode, o: oxrdf::Term| quads.push(Quad::new(s, p, o, GraphName::DefaultGraph));
+        for i in 0..PEOPLE {
+            let person = iri(format!("p{i}"));
+            add(person.clone(), rdf::TYPE.into_owned(), iri("Person".into()).into());
+            add(person.clone(), iri("name".into()), Literal::new_simple_literal(format!("Person {i}")).into());
+            add(person.clone(), iri("age".into()), Literal::from((20 + i % 50) as i64).into());
+            add(person.clone(), iri("knows".into()), iri(format!("p{}", (i * 7 + 1) % PEOPLE)).into());
+            add(person.clone(), iri("knows".into()), iri(format!("p{}", (i * 13 + 5) % PEOPLE)).into());
+            add(person, iri("memberOf".into()), iri(format!("org{}", i % ORGS)).into());
+        }
+        for j in 0..ORGS {
+            add(iri(format!("org{j}")), rdf::TYPE.into_owned(), iri("Org".into()).into());
+            add(iri(format!("org{j}")), iri("label".into()), Literal::new_simple_literal(format!("Org {j}")).into());
+        }
+        fixture::build_with(&quads, 1024, 1024)
+    })
+}
+
+/// The answer as sorted lines, or the error.
+fn answer<S: RangeSource>(store: &Store<S>, text: &str) -> Result<Vec<String>, QueryError> {
+    let mut lines = match query(store, &format!("{PREFIX}{text}"), None, &QueryOptions::default())? {
+        Answer::Solutions(solutions) => solutions.map(|s| s.map(|s| s.iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" "))).collect::<Result<Vec<_>, _>>()?,
+        Answer::Boolean(value) => vec![value.to_string()],
+        Answer::Graph(triples) => triples.map(|t| t.map(|t| t.to_string())).collect::<Result<Vec<_>, _>>()?,
+    };
+    lines.sort();
+    Ok(lines)
+}
+
+/// Reads ranges of the in-memory file, recording each batch.
+struct Counter {
+    file: &'static [u8],
+    batches: RefCell<Vec<Vec<ByteRange>>>,
+}
+
+impl Counter {
+    fn new() -> Self {
+        Self { file: people(), batches: RefCell::default() }
+    }
+
+    fn fetch(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        self.batches.borrow_mut().push(ranges.to_vec());
+        self.file.read_ranges(ranges)
+    }
+}
+
+/// Evaluates through rounds from a cold start (open included) and checks the
+/// answer against a synchronous evaluation.
+fn cold(text: &str) -> (Vec<String>, RoundStats) {
+    let counter = Counter::new();
+    let (store, opened) = open_in_rounds(|r| counter.fetch(r), BlockCache::new(64 << 20)).unwrap();
+    let (result, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| answer(s, text)).unwrap();
+    let expected = answer(&Store::open(people(), 64 << 20).unwrap(), text).unwrap();
+    assert_eq!(result.as_ref().unwrap(), &expected, "{text}");
+    assert!(!expected.is_empty() || text.starts_with("ASK"), "{text} answers nothing: a weak test");
+    (expected, opened + stats)
+}
+
+/// The same with header and INDEX already in memory (an isolate that has
+/// seen the file) and an empty block cache.
+fn warm(text: &str) -> RoundStats {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(64 << 20));
+    let (result, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| answer(s, text)).unwrap();
+    assert_eq!(result.unwrap(), answer(&full, text).unwrap(), "{text}");
+    stats
+}
+
+fn assert_rounds(text: &str, cold_max: u64, warm_max: u64) {
+    let (_, cold_stats) = cold(text);
+    let warm_stats = warm(text);
+    assert!(cold_stats.rounds <= cold_max, "{text}: {cold_stats:?} cold, more than {cold_max} rounds");
+    assert!(warm_stats.rounds <= warm_max, "{text}: {warm_stats:?} with the header cached, more than {warm_max} rounds");
+}
+
+#[test]
+fn open_is_one_read_of_the_first_16_kib() {
+    let counter = Counter::new();
+    let (store, stats) = open_in_rounds(|r| counter.fetch(r), BlockCache::new(1 << 20)).unwrap();
+    assert_eq!(*counter.batches.borrow(), [vec![ByteRange { offset: 0, length: 16384 }]]);
+    assert_eq!((stats.rounds, stats.requests), (1, 1));
+    assert!(store.header().file_length > 100_000, "the file is larger than the first read");
+}
+
+#[test]
+fn single_triple_pattern_takes_at_most_3_rounds_cold_and_2_warm() {
+    for text in [
+        "SELECT ?o WHERE { :p42 :knows ?o }",
+        "SELECT ?s WHERE { ?s :memberOf :org7 }",
+        "SELECT ?s WHERE { ?s :name \"Person 1234\" }",
+        "SELECT ?p ?o WHERE { :p3999 ?p ?o }",
+        "SELECT ?s ?p WHERE { ?s ?p :p2000 }",
+    ] {
+        assert_rounds(text, 3, 2);
+    }
+}
+
+#[test]
+fn ask_of_one_triple_takes_at_most_3_rounds_cold_and_2_warm() {
+    let knows = (42 * 7 + 1) % PEOPLE;
+    let (yes, _) = cold(&format!("ASK {{ :p42 :knows :p{knows} }}"));
+    assert_eq!(yes, ["true"]);
+    let (no, _) = cold("ASK { :p42 :knows :p43 }");
+    assert_eq!(no, ["false"]);
+    assert_rounds(&format!("ASK {{ :p42 :knows :p{knows} }}"), 3, 2);
+    assert_rounds("ASK { :p42 :knows :p43 }", 3, 2);
+    assert_rounds("ASK { :nobody :knows :p43 }", 3, 2);
+}
+
+#[test]
+fn describe_of_one_iri_takes_at_most_3_rounds_cold_and_2_warm() {
+    let (triples, _) = cold("DESCRIBE :p1500");
+    assert_eq!(triples.len(), 6);
+    assert_rounds("DESCRIBE :p1500", 3, 2);
+    assert_rounds("DESCRIBE :org42", 3, 2);
+}
+
+#[test]
+fn bgp_of_k_patterns_takes_at_most_k_plus_2_rounds() {
+    assert_rounds("SELECT ?n WHERE { ?p :memberOf :org7 . ?p :name ?n }", 4, 3);
+    assert_rounds("SELECT ?f ?l WHERE { :p42 :knows ?f . ?f :memberOf ?o . ?o :label ?l }", 5, 4);
+    assert_rounds("SELECT ?n ?a WHERE { :p42 :knows ?f . ?f :knows ?g . ?g :name ?n . ?g :age ?a }", 6, 5);
+}
+
+#[test]
+fn a_discovery_run_answers_only_missing() {
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(1 << 20));
+    let Answer::Solutions(mut solutions) = query(&store, &format!("{PREFIX}SELECT ?s WHERE {{ ?s :memberOf :org7 }}"), None, &QueryOptions::default()).unwrap() else { panic!() };
+    let error = solutions.next().unwrap().unwrap_err();
+    assert!(error.missing_ranges().is_some_and(|r| !r.is_empty()), "{error}");
+    assert!(solutions.next().is_none());
+    let error = query(&store, &format!("{PREFIX}ASK {{ FILTER NOT EXISTS {{ :p1 :knows ?x }} }}"), None, &QueryOptions::default()).err().unwrap();
+    assert!(error.missing_ranges().is_some(), "an ASK that would be true on missing data is not an answer: {error}");
+    // What the runs asked for: dictionary blocks, and the quad blocks speculated for them.
+    let missing = store.take_missing();
+    assert!(missing.iter().any(|k| matches!(k, crate::read::BlockKey::Permutation(..))), "{missing:?}");
+}
+
+#[test]
+fn fed_blocks_count_against_the_cache_budget() {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(40 << 10));
+    let error = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| answer(s, "SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o }")).unwrap_err();
+    assert!(matches!(error, ReadError::Budget { limit: ReadLimit::CacheBytes, max } if max == 40 << 10), "{error}");
+    assert!(error.to_string().starts_with("query needs more than the block cache's 40960 bytes"), "{error}");
+    let (pinned, used) = store.cache_bytes();
+    assert!(pinned <= 40 << 10 && used <= 40 << 10);
+}
+
+#[test]
+fn the_cache_serves_the_next_query_within_its_budget() {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let mut cache = BlockCache::new(4 << 20);
+    let text = "SELECT ?n WHERE { ?p :memberOf :org7 . ?p :name ?n }";
+    for (run, expected_rounds) in [(0, None), (1, Some(0))] {
+        let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), cache);
+        let (_, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| answer(s, text)).unwrap();
+        if let Some(expected) = expected_rounds {
+            assert_eq!(stats.rounds, expected, "run {run}: the blocks are cached");
+        }
+        store.release_fed();
+        cache = store.into_cache();
+        assert!(cache.used_bytes() <= 4 << 20);
+    }
+    // Many different queries: memory stays within the budget.
+    for i in (0..PEOPLE).step_by(97) {
+        let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), cache);
+        let (result, _) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| answer(s, &format!("DESCRIBE :p{i}"))).unwrap();
+        assert_eq!(result.unwrap().len(), 6);
+        store.release_fed();
+        cache = store.into_cache();
+        assert!(cache.used_bytes() <= 4 << 20, "{} bytes", cache.used_bytes());
+    }
+}
+
+#[test]
+fn too_many_rounds_is_a_budget_error() {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(64 << 20));
+    let options = RoundOptions { max_rounds: 1, ..RoundOptions::default() };
+    let error = run_in_rounds(&store, &options, |r| counter.fetch(r), |s| answer(s, "SELECT ?n WHERE { ?p :memberOf :org7 . ?p :name ?n }")).unwrap_err();
+    assert!(matches!(error, ReadError::Budget { limit: ReadLimit::Rounds, max: 1 }), "{error}");
+    assert_eq!(error.to_string(), "query needs more than 1 rounds of reads");
+}
+
