@@ -18,7 +18,8 @@ Exit codes:
   3  any other failure: a file that cannot be read or written, …
   4  storage error (publish, ls, rollback, gc): R2 rejected the credentials, could not be
      reached or kept failing, or wrangler failed; the served version was not changed
-  5  the query exceeded a limit (query --timeout-s)";
+  5  the query exceeded a limit (query --timeout-s; the block cache or the rounds
+     of reads of query and cost)";
 
 /// rete: publish an RDF dataset as one .rete file and query it where it sits.
 #[derive(Debug, Parser)]
@@ -103,7 +104,10 @@ pub enum Command {
     /// Example: rete query dataset.rete 'SELECT ?s WHERE { ?s a <http://schema.org/Person> } LIMIT 10'
     #[command(after_help = EXIT_CODES)]
     Query {
-        /// The .rete file.
+        /// The .rete file, or its http(s) URL on a server that honours Range.
+        ///
+        /// A URL is read in rounds of parallel ranged GETs pinned to the file's
+        /// ETag; see `rete cost` for what a query reads.
         file: PathBuf,
         /// The query text (or use --file).
         #[arg(required_unless_present = "query_file", conflicts_with = "query_file")]
@@ -136,6 +140,29 @@ pub enum Command {
         /// Give up after this many seconds (exit code 5).
         #[arg(long, value_name = "SECONDS")]
         timeout_s: Option<f64>,
+    },
+    /// Measure what a query reads from a .rete file where it sits: rounds, requests, bytes.
+    ///
+    /// The file (a path or an http(s) URL) is opened and the query evaluated as a
+    /// remote host would: in rounds, each one batch of parallel range requests for
+    /// every block the previous run found missing. The open (the first 16 KiB)
+    /// counts as a round. Prints the rounds, the requests, the bytes fetched and
+    /// their share of the file; --json prints {"rounds", "requests", "bytes", "file_bytes"}.
+    ///
+    /// Example: rete cost https://example.org/data.rete 'ASK { <http://example.org/a> ?p ?o }'
+    #[command(after_help = EXIT_CODES)]
+    Cost {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// The query text (or use --file).
+        #[arg(required_unless_present = "query_file", conflicts_with = "query_file")]
+        query: Option<String>,
+        /// Read the query from a file instead (`-` reads stdin).
+        #[arg(long = "file", value_name = "QUERY_FILE")]
+        query_file: Option<PathBuf>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Write every quad as N-Quads to stdout.
     #[command(after_help = EXIT_CODES)]

@@ -81,6 +81,7 @@ fn run(cli: Cli) -> Result<()> {
             let args = cmd::query::QueryArgs { query, base_iri: base, format, default_graphs, named_graphs, timeout };
             cmd::query::run(&file, &args, std::io::stdout().lock())
         }
+        Command::Cost { file, query, query_file, json } => cmd::cost::run(&file, &cmd::cost::query_text(query, query_file)?, json, std::io::stdout().lock()),
         Command::Publish(args) => {
             let options = args.to_options(std::io::stderr().is_terminal())?;
             if let Some(threads) = args.threads {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod cost;
 pub mod dump;
 pub mod gc;
 pub mod inspect;

@@ -1,11 +1,18 @@
-//! `rete query`: a SPARQL query over a local file, its answer streamed to
-//! stdout in the asked-for format. Evaluation and serialization live in
-//! `rete_core::sparql` and `rete_core::results`; this file only wires flags
-//! to them and shapes errors for a person.
+//! `rete query`: a SPARQL query over a local file or a URL, its answer
+//! written to stdout in the asked-for format. Evaluation and serialization
+//! live in `rete_core::sparql` and `rete_core::results`; this file only wires
+//! flags to them and shapes errors for a person. A local file is read as
+//! evaluation goes and the answer streams; a URL is read in rounds (one
+//! parallel batch of ranged GETs each, `docs/READ-PATH.md`), and the answer
+//! is written once a run has missed nothing.
 
+use crate::source::Location;
+use crate::source::http::is_url;
 use anyhow::{Context, Result};
+use rete_core::read::{RoundOptions, run_in_rounds};
 use rete_core::results::{ResultFormat, WriteError, write_answer};
-use rete_core::sparql::{Budget, Query, QueryError, QueryOptions, evaluate, parse_query};
+use rete_core::sparql::{Answer, Budget, Query, QueryError, QueryOptions, evaluate, parse_query};
+use rete_core::{RangeSource, ReadError, Store};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -43,8 +50,8 @@ impl QueryFailed {
     /// the query form, 5 for a budget, 3 otherwise (see `EXIT_CODES`).
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Query(QueryError::Syntax(_) | QueryError::Unsupported { .. } | QueryError::Read(rete_core::ReadError::Format(_))) => 1,
-            Self::Query(QueryError::Budget { .. }) => 5,
+            Self::Query(QueryError::Syntax(_) | QueryError::Unsupported { .. } | QueryError::Read(ReadError::Format(_))) => 1,
+            Self::Query(QueryError::Budget { .. } | QueryError::Read(ReadError::Budget { .. })) => 5,
             Self::Format(_) => 2,
             Self::Query(_) => 3,
         }
@@ -69,35 +76,106 @@ impl std::fmt::Display for QueryFailed {
 
 impl std::error::Error for QueryFailed {}
 
-/// Evaluates the query over the file at `path` and writes the answer to `out`.
-pub fn run(path: &Path, args: &QueryArgs, out: impl Write) -> Result<()> {
+/// An answer larger than this is not kept in memory while a URL is read in
+/// rounds: the complete run is evaluated once more, streaming.
+const MAX_BUFFERED_ANSWER_BYTES: usize = 16 << 20;
+
+/// Evaluates the query over the file at `location` (a path or an http(s)
+/// URL) and writes the answer to `out`.
+pub fn run(location: &Path, args: &QueryArgs, out: impl Write) -> Result<()> {
     let query = parse_query(&args.query, args.base_iri.as_deref()).map_err(QueryFailed::Query)?;
     if let Some(format) = args.format {
         check_format(&query, format).map_err(QueryFailed::Format)?;
     }
-    let store = super::open(path)?;
+    let options = options(args)?;
+    if location.to_str().is_some_and(is_url) {
+        return run_in_rounds_to(&Location::open(location)?, &query, args.format, &options, out);
+    }
+    let store = super::open(location)?;
+    let answer = evaluate(&store, &query, &options).map_err(QueryFailed::Query)?;
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    write(answer, args.format, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The evaluation options the flags ask for.
+fn options(args: &QueryArgs) -> Result<QueryOptions> {
     let iris = |iris: &[String], flag: &str| iris.iter().map(|iri| oxrdf::NamedNode::new(iri.as_str()).with_context(|| format!("invalid {flag} <{iri}>"))).collect::<Result<Vec<_>>>();
     let mut budget = Budget::unlimited();
     if let Some(timeout) = args.timeout {
         let deadline = Instant::now() + timeout;
         budget.should_stop = Some(Arc::new(move || Instant::now() >= deadline));
     }
-    let options = QueryOptions { default_graphs: iris(&args.default_graphs, "--default-graph")?, named_graphs: iris(&args.named_graphs, "--named-graph")?, budget };
-    let answer = evaluate(&store, &query, &options).map_err(QueryFailed::Query)?;
-    let format = args.format.unwrap_or_else(|| ResultFormat::default_for(&answer));
-    let mut out = BufWriter::with_capacity(1 << 16, out);
-    match write_answer(answer, format, &mut out) {
-        Ok(_) => {}
-        Err(WriteError::Io(error)) => return Err(error.into()),
+    Ok(QueryOptions { default_graphs: iris(&args.default_graphs, "--default-graph")?, named_graphs: iris(&args.named_graphs, "--named-graph")?, budget })
+}
+
+/// Writes an answer, keeping what was written when evaluation fails midway
+/// and then saying why it stops there.
+fn write(answer: Answer<'_>, format: Option<ResultFormat>, out: &mut impl Write) -> Result<()> {
+    let format = format.unwrap_or_else(|| ResultFormat::default_for(&answer));
+    match write_answer(answer, format, &mut *out) {
+        Ok(_) => Ok(()),
+        Err(WriteError::Io(error)) => Err(error.into()),
         Err(WriteError::Query(error)) => {
-            // Keep what was written, then say why it stops there.
             let _ = out.flush();
-            return Err(QueryFailed::Query(error).into());
+            Err(QueryFailed::Query(error).into())
         }
-        Err(error) => return Err(QueryFailed::Format(error).into()),
+        Err(error) => Err(QueryFailed::Format(error).into()),
+    }
+}
+
+/// Reads the file in rounds until a run misses nothing, then writes that
+/// run's answer (kept in memory up to [`MAX_BUFFERED_ANSWER_BYTES`], else
+/// evaluated once more from the fetched blocks, streaming).
+fn run_in_rounds_to(location: &Location, query: &Query, format: Option<ResultFormat>, options: &QueryOptions, out: impl Write) -> Result<()> {
+    let (store, _) = location.open_in_rounds(super::CACHE_BYTES)?;
+    let mut buffer = Capped::default();
+    let (outcome, _) = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| {
+        buffer = Capped::default();
+        let answer = evaluate(store, query, options).map_err(QueryFailed::Query)?;
+        write(answer, format, &mut buffer)
+    })
+    .map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    if buffer.overflowed {
+        stream(&store, query, format, options, &mut out)?;
+    } else {
+        out.write_all(&buffer.bytes)?;
+        outcome?;
     }
     out.flush()?;
+    store.release_fed();
     Ok(())
+}
+
+fn stream<S: RangeSource>(store: &Store<S>, query: &Query, format: Option<ResultFormat>, options: &QueryOptions, out: &mut impl Write) -> Result<()> {
+    let answer = evaluate(store, query, options).map_err(QueryFailed::Query)?;
+    write(answer, format, out)
+}
+
+/// Keeps what is written up to [`MAX_BUFFERED_ANSWER_BYTES`], then only
+/// notes that there was more.
+#[derive(Default)]
+struct Capped {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+impl Write for Capped {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if !self.overflowed && self.bytes.len() + data.len() <= MAX_BUFFERED_ANSWER_BYTES {
+            self.bytes.extend_from_slice(data);
+        } else {
+            self.overflowed = true;
+            self.bytes = Vec::new();
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Rejects a format that cannot hold the query's answer before any work.

@@ -5,11 +5,12 @@ use rete_core::{ByteRange, RangeSource, ReadError};
 use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Positional reads from a local file.
 pub struct FileSource {
     file: File,
+    path: PathBuf,
     length: u64,
     requests: Cell<u64>,
     bytes: Cell<u64>,
@@ -20,7 +21,12 @@ impl FileSource {
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = File::open(path)?;
         let length = file.metadata()?.len();
-        Ok(Self { file, length, requests: Cell::new(0), bytes: Cell::new(0) })
+        Ok(Self { file, path: path.to_owned(), length, requests: Cell::new(0), bytes: Cell::new(0) })
+    }
+
+    /// The path it was opened with.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// File length.

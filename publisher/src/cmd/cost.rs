@@ -1,0 +1,81 @@
+//! `rete cost`: what a query reads from a file where it sits. The file (a
+//! path or a URL) is opened and the query evaluated exactly as a remote
+//! host would, in rounds (`docs/READ-PATH.md`): each round one batch of
+//! parallel range requests. It prints the rounds (the open counts as one),
+//! the requests, the bytes fetched and their share of the file.
+
+use super::query::QueryFailed;
+use crate::source::Location;
+use anyhow::{Context, Result, bail};
+use rete_core::RangeSource;
+use rete_core::read::{RoundOptions, RoundStats, run_in_rounds};
+use rete_core::sparql::{Answer, QueryError, QueryOptions, evaluate, parse_query};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What one query cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Cost {
+    /// Sequential rounds of reads, the open included.
+    pub rounds: u64,
+    /// Range requests.
+    pub requests: u64,
+    /// Bytes fetched.
+    pub bytes: u64,
+    /// The file's length.
+    pub file_bytes: u64,
+    /// Rounds spent opening the file (1, or 2 when INDEX is past the first 16 KiB).
+    #[serde(skip)]
+    pub open_rounds: u64,
+    /// Solutions, triples, or 1 for an ASK.
+    #[serde(skip)]
+    pub rows: u64,
+}
+
+/// The query text from the argument or from `--file` (`-` is stdin).
+pub fn query_text(text: Option<String>, file: Option<PathBuf>) -> Result<String> {
+    match (text, file) {
+        (Some(text), _) => Ok(text),
+        (None, Some(path)) if path.as_os_str() == "-" => std::io::read_to_string(std::io::stdin()).context("cannot read the query from stdin"),
+        (None, Some(path)) => std::fs::read_to_string(&path).with_context(|| format!("cannot read the query file {}", path.display())),
+        (None, None) => bail!("no query: give its text or --file"),
+    }
+}
+
+/// Evaluates `query` over the file at `location` in rounds and measures it.
+pub fn measure(location: &Path, query: &str) -> Result<Cost> {
+    let query = parse_query(query, None).map_err(QueryFailed::Query)?;
+    let location = Location::open(location)?;
+    let (store, opened) = location.open_in_rounds(super::CACHE_BYTES)?;
+    let options = QueryOptions::default();
+    let (rows, stats) = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| count(evaluate(store, &query, &options)))
+        .map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
+    let rows = rows.map_err(QueryFailed::Query)?;
+    let total: RoundStats = opened + stats;
+    Ok(Cost { rounds: total.rounds, requests: total.requests, bytes: total.bytes, file_bytes: store.header().file_length, open_rounds: opened.rounds, rows })
+}
+
+fn count(answer: Result<Answer<'_>, QueryError>) -> Result<u64, QueryError> {
+    Ok(match answer? {
+        Answer::Solutions(solutions) => solutions.map(|s| s.map(|_| 1)).sum::<Result<u64, _>>()?,
+        Answer::Graph(triples) => triples.map(|t| t.map(|_| 1)).sum::<Result<u64, _>>()?,
+        Answer::Boolean(_) => 1,
+        _ => 0,
+    })
+}
+
+/// `rete cost`: measures and prints.
+pub fn run(location: &Path, query: &str, json: bool, mut out: impl Write) -> Result<()> {
+    let cost = measure(location, query)?;
+    if json {
+        serde_json::to_writer(&mut out, &cost)?;
+        writeln!(out)?;
+    } else {
+        let share = if cost.file_bytes > 0 { 100.0 * cost.bytes as f64 / cost.file_bytes as f64 } else { 0.0 };
+        writeln!(out, "rounds    {} ({} to open, {} for the query)", cost.rounds, cost.open_rounds, cost.rounds - cost.open_rounds)?;
+        writeln!(out, "requests  {}", cost.requests)?;
+        writeln!(out, "bytes     {} ({share:.3}% of the file's {})", cost.bytes, cost.file_bytes)?;
+        writeln!(out, "rows      {}", cost.rows)?;
+    }
+    Ok(())
+}
