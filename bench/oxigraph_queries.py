@@ -12,7 +12,7 @@ args = parser.parse_args()
 
 started = time.perf_counter()
 store = ox.Store()
-fmt = ox.RdfFormat.N_TRIPLES if args.data.endswith((".nt", ".nt.gz")) else ox.RdfFormat.TURTLE
+fmt = ox.RdfFormat.from_extension(args.data.removesuffix(".gz").rsplit(".", 1)[-1])
 store.bulk_load(path=args.data, format=fmt)
 print(json.dumps({"load_ms": (time.perf_counter() - started) * 1000, "triples": len(store)}))
 for path in args.queries:
@@ -21,7 +21,7 @@ for path in args.queries:
     for _ in range(args.runs):
         started = time.perf_counter()
         result = store.query(text)
-        if isinstance(result, bool):
+        if isinstance(result, (bool, ox.QueryBoolean)):
             rows = 1
         else:
             rows = sum(1 for _ in result)

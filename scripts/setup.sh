@@ -73,3 +73,20 @@ if ! python3 -c 'import pyoxigraph' >/dev/null 2>&1; then
   fi
   python3 -c 'import pyoxigraph' >/dev/null 2>&1 || fail "pyoxigraph installed but cannot be imported by python3"
 fi
+
+# The Worker's build tools (scripts/worker-tools.sh): worker-build and wasm-bindgen-cli, built from
+# crates.io into ~/.cache/rete-tools/<name>-<version> when missing. That costs ~1,000 CPU-seconds
+# once (10-20 min on 2 cores), so keep the directory across CI runs; wasm-opt and esbuild come
+# from node_modules above. wasm-bindgen-cli goes without --locked: its lockfile names a crate
+# version the registry lacks (TOOLCHAIN.md).
+source scripts/worker-tools.sh
+locked=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print }' Cargo.lock)
+[[ $locked == "$WASM_BINDGEN_VERSION" ]] || fail "Cargo.lock has wasm-bindgen $locked but scripts/worker-tools.sh builds the CLI $WASM_BINDGEN_VERSION; make them equal"
+if [[ ! -x $WORKER_BUILD_BIN ]]; then
+  echo "setup: building worker-build $WORKER_BUILD_VERSION into $RETE_TOOLS (once; 5-10 min)" >&2
+  run "cargo install worker-build" cargo install --quiet --locked --root "$RETE_TOOLS/worker-build-$WORKER_BUILD_VERSION" worker-build --version "$WORKER_BUILD_VERSION"
+fi
+if [[ ! -x $WASM_BINDGEN_BIN ]]; then
+  echo "setup: building wasm-bindgen-cli $WASM_BINDGEN_VERSION into $RETE_TOOLS (once; 5-10 min)" >&2
+  run "cargo install wasm-bindgen-cli" cargo install --quiet --root "$RETE_TOOLS/wasm-bindgen-$WASM_BINDGEN_VERSION" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi

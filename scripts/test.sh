@@ -22,7 +22,7 @@ SUITES=(
   "examples | plain       | python3 scripts/check-examples.py"
   "differential | plain | python3 tests/differential/run.py"
   # "conformance | plain       | cargo run --release -p rete-conformance"
-  # "worker      | vitest-json | npx vitest run --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
+  "worker   | vitest-json | npx vitest run --config tests/worker/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
 )
 # ---------------------------------------------------------------------------------------------
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the Worker's wasm and JS shim into worker/build/ (what wrangler.toml's `main` names) with
+# worker-build, pointing it at the pinned tools that scripts/setup.sh installs: wasm-bindgen of
+# exactly the version in Cargo.lock, wasm-opt from the npm package binaryen, esbuild from npm.
+# Without these variables worker-build would try to download them (TOOLCHAIN.md).
+#
+# Usage: scripts/build-worker.sh [--dev]     (default: the wasm-release profile of Cargo.toml)
+# Does nothing when worker/build/ is newer than its sources; RETE_FORCE_BUILD=1 builds anyway.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/worker-tools.sh
+
+profile=(--profile wasm-release)
+[[ ${1:-} == --dev ]] && profile=(--dev)
+
+# Up to date: nothing the wasm is built from is newer than its output (wasm-opt alone takes ~40 s).
+out=worker/build/index.js
+if [[ -f $out && -z ${RETE_FORCE_BUILD:-} && ${1:-} != --dev ]] &&
+  [[ -z $(find worker/src worker/Cargo.toml core/src core/Cargo.toml Cargo.toml Cargo.lock .cargo/config.toml -newer "$out" -print -quit) ]]; then
+  exit 0
+fi
+
+for tool in "$WORKER_BUILD_BIN" "$WASM_BINDGEN_BIN" "$WASM_OPT_BIN" "$ESBUILD_BIN"; do
+  [[ -x $tool ]] || { echo "build-worker: $tool is missing; run scripts/setup.sh" >&2; exit 1; }
+done
+export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
+cd worker
+"$WORKER_BUILD_BIN" "${profile[@]}"

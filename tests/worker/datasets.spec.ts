@@ -1,0 +1,146 @@
+// GET /, /{ds}/card and /{ds}/summary: JSON and HTML, 304s, 404s; and how the Worker follows the
+// R2 layout as datasets are published, replaced and removed.
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { counters, FILES, startWithExamples, startWorker, type Worker } from "./mf.ts";
+
+let w: Worker;
+beforeAll(async () => {
+  w = await startWithExamples();
+});
+afterAll(() => w?.dispose());
+
+const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+describe("GET /", () => {
+  test("JSON lists every dataset with its links", async () => {
+    const r = await w.fetch("/", { headers: { accept: "application/json" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    const { datasets } = await r.json();
+    expect(datasets.map((d: { name: string }) => d.name)).toEqual(["dbpedia-ontology", "hash-doc", "qudt", "schema-org"]);
+    expect(datasets.find((d: { name: string }) => d.name === "qudt")).toMatchObject({
+      name: "qudt",
+      triples: 55541,
+      card: "http://rete.test/qudt/card",
+      sparql: "http://rete.test/qudt/sparql",
+    });
+  });
+
+  test("HTML for browsers (and by default)", async () => {
+    for (const accept of [BROWSER, "*/*"]) {
+      const r = await w.fetch("/", { headers: { accept } });
+      expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(await r.text()).toContain('<a href="/qudt/card">qudt</a>');
+    }
+  });
+
+  test("304 for its ETag", async () => {
+    const first = await w.fetch("/", { headers: { accept: "application/json" } });
+    const etag = first.headers.get("etag") ?? "";
+    const again = await w.fetch("/", { headers: { accept: "application/json", "if-none-match": etag } });
+    expect(again.status).toBe(304);
+  });
+
+  test("405 for POST", async () => {
+    const r = await w.fetch("/", { method: "POST", body: "x" });
+    expect(r.status).toBe(405);
+    expect((await r.json()).error).toBe("method-not-allowed");
+  });
+});
+
+describe("GET /{ds}/card", () => {
+  test("the CARD section as JSON, kept in the isolate once read", async () => {
+    const r = await w.fetch("/qudt/card");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    const card = await r.json();
+    expect(card).toMatchObject({ quads: 55541, terms: 21965, graphs: 7 });
+    expect(card.predicates[0]).toEqual({ iri: "http://qudt.org/schema/qudt/applicableUnit", quads: 8711 });
+    // Header, INDEX and CARD stay in the isolate once read: a warm card reads only the
+    // dataset's pointer (which tests re-read on every request: POINTER_TTL_S = 0).
+    const again = await w.fetch("/qudt/card?format=json&x=1");
+    expect(counters(again)).toMatchObject({ reads: 1, rounds: 1 });
+    expect(counters(again).bytes).toBeLessThan(300);
+  });
+
+  test("HTML for browsers, format=html for links", async () => {
+    const r = await w.fetch("/qudt/card", { headers: { accept: BROWSER } });
+    expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await r.text();
+    expect(page).toContain("<h1>qudt</h1>");
+    expect(page).toContain('href="/qudt/resource?iri=http%3A%2F%2Fqudt.org%2Fschema%2Fqudt%2FapplicableUnit"');
+    expect((await w.fetch("/qudt/card?format=html")).headers.get("content-type")).toBe("text/html; charset=utf-8");
+  });
+
+  test("304, 404, 406", async () => {
+    const etag = (await w.fetch("/qudt/card")).headers.get("etag") ?? "";
+    expect((await w.fetch("/qudt/card", { headers: { "if-none-match": `W/${etag}, "other"` } })).status).toBe(304);
+    const missing = await w.fetch("/nope/card");
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).message).toBe('no dataset named "nope"');
+    expect((await w.fetch("/qudt/card", { headers: { accept: "text/turtle" } })).status).toBe(406);
+    expect((await w.fetch("/not..valid!/card")).status).toBe(404);
+  });
+});
+
+describe("GET /{ds}/summary", () => {
+  test("the card's counts until files carry a summary", async () => {
+    const r = await w.fetch("/dbpedia-ontology/summary");
+    expect(r.status).toBe(200);
+    const summary = await r.json();
+    expect(summary).toMatchObject({ dataset: "dbpedia-ontology", quads: 40763, levels: [] });
+    expect(summary.classes.length).toBeGreaterThan(0);
+    const html = await w.fetch("/dbpedia-ontology/summary", { headers: { accept: BROWSER } });
+    expect(await html.text()).toContain("<h2>Classes</h2>");
+    const level = await w.fetch("/dbpedia-ontology/summary?level=1");
+    expect(level.status).toBe(404);
+  });
+});
+
+describe("versions", () => {
+  let v: Worker;
+  beforeAll(async () => {
+    v = await startWorker();
+  });
+  afterAll(() => v?.dispose());
+
+  test("a new version switches atomically; ETags follow the content hash", async () => {
+    const first = await v.publish("data", resolve(FILES, "schema-org.rete"));
+    const a = await v.fetch("/data/card");
+    expect((await a.json()).quads).toBe(16204);
+    const etagA = a.headers.get("etag") ?? "";
+    expect(etagA.startsWith(`"${first}-`)).toBe(true);
+
+    const second = await v.publish("data", resolve(FILES, "dbpedia-ontology.rete"));
+    expect(second).not.toBe(first);
+    const b = await v.fetch("/data/card", { headers: { "if-none-match": etagA } });
+    expect(b.status).toBe(200);
+    expect((await b.json()).quads).toBe(40763);
+    expect(b.headers.get("etag")?.startsWith(`"${second}-`)).toBe(true);
+  });
+
+  test("a file removed under a cached pointer is a 503 to retry, never mixed data", async () => {
+    const version = await v.publish("gone", resolve(FILES, "qudt.rete"));
+    expect((await v.fetch("/gone/card")).status).toBe(200);
+    const bucket = await v.mf.getR2Bucket("BUCKET");
+    await bucket.delete(`datasets/gone/${version}.rete`);
+    const query = encodeURIComponent("SELECT * WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1");
+    const r = await v.fetch(`/gone/sparql?query=${query}`);
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("1");
+    expect((await r.json()).error).toBe("dataset-changed");
+    const after = await v.fetch(`/gone/sparql?query=${query}`);
+    expect(after.status).toBe(503);
+  });
+
+  test("a pointer naming a key outside its dataset is refused", async () => {
+    const bucket = await v.mf.getR2Bucket("BUCKET");
+    const version = "0".repeat(32);
+    const entry = { name: "evil", version, key: "secrets/x.rete", bytes: 1, quads: 1 };
+    await bucket.put("datasets/evil/current.json", new TextEncoder().encode(JSON.stringify(entry)));
+    const r = await v.fetch("/evil/card");
+    expect(r.status).toBe(502);
+    expect((await r.json()).message).toContain("is not a .rete file of this dataset");
+  });
+});

@@ -1,0 +1,292 @@
+// /{ds}/sparql: the SPARQL 1.1 Protocol (GET, POST direct and form), content negotiation and
+// format=, the service description, and every error the route can answer.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { counters, startWithExamples, startWorker, FILES, RETE, type Worker } from "./mf.ts";
+
+let w: Worker;
+beforeAll(async () => {
+  w = await startWithExamples();
+});
+afterAll(() => w?.dispose());
+
+const SELECT = "SELECT ?label WHERE { <http://schema.org/Person> <http://www.w3.org/2000/01/rdf-schema#label> ?label }";
+const ASK = "ASK { <http://schema.org/Person> a <http://www.w3.org/2000/01/rdf-schema#Class> }";
+const CONSTRUCT = "CONSTRUCT { <http://schema.org/Person> ?p ?o } WHERE { <http://schema.org/Person> ?p ?o }";
+const get = (query: string, accept?: string, extra = "") =>
+  w.fetch(`/schema-org/sparql?query=${encodeURIComponent(query)}${extra}`, accept ? { headers: { accept } } : undefined);
+
+function expectCommon(r: Response) {
+  expect(r.headers.get("access-control-allow-origin")).toBe("*");
+  const c = counters(r);
+  for (const value of [c.reads, c.bytes, c.rounds, c.memory]) expect(Number.isInteger(value)).toBe(true);
+}
+
+describe("SELECT and ASK formats", () => {
+  test("JSON by default, with ETag, Cache-Control and counters", async () => {
+    const r = await get(SELECT);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/sparql-results+json");
+    expect(r.headers.get("etag")).toMatch(/^"[0-9a-f]{32}-[0-9a-f]{16}"$/);
+    expect(r.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    expect(r.headers.get("vary")).toBe("Accept");
+    expectCommon(r);
+    const body = await r.json();
+    expect(body.head.vars).toEqual(["label"]);
+    expect(body.results.bindings).toEqual([{ label: { type: "literal", value: "Person" } }]);
+  });
+
+  test.each([
+    ["application/sparql-results+xml", "application/sparql-results+xml", "<literal>Person</literal>"],
+    ["text/csv", "text/csv; charset=utf-8", "label\r\nPerson\r\n"],
+    ["text/tab-separated-values", "text/tab-separated-values; charset=utf-8", '?label\n"Person"\n'],
+    ["application/json", "application/sparql-results+json", '"value":"Person"'],
+    ["text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "text/html; charset=utf-8", "<td><span class=\"lit\">Person</span></td>"],
+  ])("Accept %s", async (accept, type, fragment) => {
+    const r = await get(SELECT, accept);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe(type);
+    expect(await r.text()).toContain(fragment);
+  });
+
+  test("a long Accept list mixing result and RDF types serves the best listed one", async () => {
+    const accept = "application/sparql-results+xml;q=0.9, application/rdf+xml, application/sparql-results+json;q=0.8, text/turtle;q=0.7, */*;q=0.1";
+    const select = await get(SELECT, accept);
+    expect(select.headers.get("content-type")).toBe("application/sparql-results+xml");
+    const construct = await get(CONSTRUCT, accept);
+    expect(construct.headers.get("content-type")).toBe("application/rdf+xml");
+    expect(await construct.text()).toContain("rdf:RDF");
+  });
+
+  test("ASK in JSON and XML", async () => {
+    expect(await (await get(ASK)).json()).toEqual({ head: {}, boolean: true });
+    const xml = await (await get(ASK, "application/sparql-results+xml")).text();
+    expect(xml).toContain("<boolean>true</boolean>");
+  });
+
+  test("format= overrides Accept, by short name or media type", async () => {
+    const csv = await get(SELECT, "application/sparql-results+json", "&format=csv");
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const xml = await get(SELECT, undefined, `&format=${encodeURIComponent("application/sparql-results+xml")}`);
+    expect(xml.headers.get("content-type")).toBe("application/sparql-results+xml");
+  });
+
+  test("unknown parameters are ignored", async () => {
+    const r = await get(SELECT, undefined, "&timeout=5&debug=on&output=whatever");
+    expect(r.status).toBe(200);
+    expect((await r.json()).results.bindings).toHaveLength(1);
+  });
+});
+
+describe("CONSTRUCT and DESCRIBE formats", () => {
+  test.each([
+    [undefined, "text/turtle; charset=utf-8", "<http://schema.org/Person>"],
+    ["text/turtle", "text/turtle; charset=utf-8", "<http://schema.org/Person>"],
+    ["application/n-triples", "application/n-triples; charset=utf-8", '<http://schema.org/Person> <http://www.w3.org/2000/01/rdf-schema#label> "Person" .'],
+    ["application/ld+json", "application/ld+json", '"@id"'],
+    ["application/rdf+xml", "application/rdf+xml", "rdf:Description"],
+    ["application/n-quads", "application/n-quads; charset=utf-8", "<http://schema.org/Person>"],
+  ])("Accept %s", async (accept, type, fragment) => {
+    const r = await get(CONSTRUCT, accept);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe(type);
+    expect(await r.text()).toContain(fragment);
+  });
+
+  test("DESCRIBE gives the resource's triples", async () => {
+    const r = await get("DESCRIBE <http://schema.org/Person>", "application/n-triples");
+    const lines = (await r.text()).trim().split("\n");
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.every((l) => l.startsWith("<http://schema.org/Person> "))).toBe(true);
+  });
+
+  test("JSON-LD parses", async () => {
+    const body = await (await get(CONSTRUCT, "application/ld+json")).json();
+    expect(JSON.stringify(body)).toContain("http://schema.org/Person");
+  });
+});
+
+describe("POST", () => {
+  test("application/sparql-query", async () => {
+    const r = await w.fetch("/schema-org/sparql", { method: "POST", headers: { "content-type": "application/sparql-query" }, body: SELECT });
+    expect(r.status).toBe(200);
+    expect((await r.json()).results.bindings[0].label.value).toBe("Person");
+  });
+
+  test("form encoding, with format in the body", async () => {
+    const body = new URLSearchParams({ query: SELECT, format: "tsv" });
+    const r = await w.fetch("/schema-org/sparql", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/tab-separated-values; charset=utf-8");
+  });
+
+  test("a query longer than a URL allows", async () => {
+    const values = Array.from({ length: 2000 }, (_, i) => `<http://schema.org/x${i}>`).join(" ");
+    const query = `SELECT ?label WHERE { VALUES ?s { ${values} <http://schema.org/Person> } ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label }`;
+    expect(query.length).toBeGreaterThan(30_000);
+    const r = await w.fetch("/schema-org/sparql", { method: "POST", headers: { "content-type": "application/sparql-query" }, body: query });
+    expect(r.status).toBe(200);
+    expect((await r.json()).results.bindings).toEqual([{ label: { type: "literal", value: "Person" } }]);
+  });
+
+  test("415 for another body type", async () => {
+    const r = await w.fetch("/schema-org/sparql", { method: "POST", headers: { "content-type": "text/plain" }, body: SELECT });
+    expect(r.status).toBe(415);
+    expect((await r.json()).error).toBe("unsupported-media-type");
+  });
+
+  test("413 for a query over MAX_QUERY_BYTES", async () => {
+    const r = await w.fetch("/schema-org/sparql", { method: "POST", headers: { "content-type": "application/sparql-query" }, body: `#${"x".repeat(70_000)}\n${SELECT}` });
+    expect(r.status).toBe(413);
+    expect((await r.json()).error).toBe("query-too-large");
+  });
+});
+
+describe("errors", () => {
+  test("400 with the parse position and a caret, worded as by the CLI", async () => {
+    const query = "SELECT ?s WHERE {\n  ?s ?p ?o .\n  ?s <a b> ?o\n}";
+    const r = await get(query);
+    expect(r.status).toBe(400);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    const body = await r.json();
+    expect(body).toMatchObject({ error: "syntax", status: 400, line: 3, column: 11, offset: 41 });
+    expect(body.message).toMatch(/^invalid query at line 3 column 11: /);
+    expect(body.pointer).toBe("  ?s <a b> ?o\n          ^");
+    const cli = spawnSync(RETE, ["query", resolve(FILES, "schema-org.rete"), query], { encoding: "utf8" });
+    expect(cli.stderr).toContain(`rete: ${body.message}`);
+  });
+
+  test("404 for an unknown dataset", async () => {
+    const r = await w.fetch(`/nope/sparql?query=${encodeURIComponent(SELECT)}`);
+    expect(r.status).toBe(404);
+    expect(await r.json()).toMatchObject({ error: "not-found", message: 'no dataset named "nope"' });
+  });
+
+  test("406 for an Accept the query form cannot be served in", async () => {
+    const r = await get(SELECT, "text/turtle");
+    expect(r.status).toBe(406);
+    const body = await r.json();
+    expect(body.error).toBe("not-acceptable");
+    expect(body.available).toContain("application/sparql-results+json");
+    expect((await get(SELECT, "image/png")).status).toBe(406);
+  });
+
+  test("400 for a format= that does not fit, or two queries", async () => {
+    const r = await get(SELECT, undefined, "&format=ttl");
+    expect(r.status).toBe(400);
+    expect((await r.json()).message).toContain("json, xml, csv, tsv, html");
+    const two = await w.fetch(`/schema-org/sparql?query=${encodeURIComponent(SELECT)}&query=${encodeURIComponent(ASK)}`);
+    expect(two.status).toBe(400);
+  });
+
+  test("400 for an invalid default-graph-uri", async () => {
+    const r = await get(SELECT, undefined, "&default-graph-uri=not%20an%20iri");
+    expect(r.status).toBe(400);
+    expect((await r.json()).message).toContain("default-graph-uri");
+  });
+
+  test("405 for PUT, with Allow", async () => {
+    const r = await w.fetch("/schema-org/sparql", { method: "PUT", body: "x" });
+    expect(r.status).toBe(405);
+    expect(r.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
+  });
+
+  test("501 for SERVICE", async () => {
+    const r = await get("SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }");
+    expect(r.status).toBe(501);
+    expect((await r.json()).error).toBe("unsupported");
+  });
+});
+
+describe("caching and CORS", () => {
+  test("If-None-Match gives 304 with the same ETag, without reading the file", async () => {
+    const first = await get(SELECT);
+    const etag = first.headers.get("etag") ?? "";
+    const again = await w.fetch(`/schema-org/sparql?query=${encodeURIComponent(SELECT)}`, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+    expect(counters(again).bytes).toBeLessThan(1000); // the pointer at most
+    const other = await get(SELECT, "text/csv");
+    expect(other.headers.get("etag")).not.toBe(etag);
+  });
+
+  test("OPTIONS preflight", async () => {
+    const r = await w.fetch("/schema-org/sparql", { method: "OPTIONS", headers: { origin: "https://example.org", "access-control-request-method": "POST" } });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    expect(r.headers.get("access-control-allow-methods")).toContain("POST");
+  });
+
+  test("HEAD has the headers and no body", async () => {
+    const r = await w.fetch(`/schema-org/sparql?query=${encodeURIComponent(SELECT)}`, { method: "HEAD" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/sparql-results+json");
+    expect(await r.text()).toBe("");
+  });
+});
+
+describe("service description", () => {
+  test("Turtle with VoID statistics, without a query", async () => {
+    const r = await w.fetch("/qudt/sparql");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/turtle; charset=utf-8");
+    const text = await r.text();
+    expect(text).toContain("sd:Service");
+    expect(text).toContain("<http://rete.test/qudt/sparql>");
+    expect(text).toContain("void:triples 55541");
+    expect(text).toContain("sd:namedGraph");
+    expect(text).toContain("<http://qudt.org/vocab/unit/>");
+  });
+
+  test("N-Triples and an HTML form", async () => {
+    const nt = await w.fetch("/qudt/sparql", { headers: { accept: "application/n-triples" } });
+    expect(await nt.text()).toContain("<http://www.w3.org/ns/sparql-service-description#endpoint>");
+    const html = await w.fetch("/qudt/sparql", { headers: { accept: "text/html" } });
+    expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await html.text()).toContain('<form method="get" action="/qudt/sparql">');
+  });
+});
+
+describe("budgets", () => {
+  let small: Worker;
+  let few: Worker;
+  beforeAll(async () => {
+    small = await startWorker({ MAX_ROWS_PRODUCED: "10" });
+    await small.publish("schema-org", resolve(FILES, "schema-org.rete"));
+    few = await startWorker({ MAX_ROUNDS: "3" });
+    await few.publish("schema-org", resolve(FILES, "schema-org.rete"));
+  });
+  afterAll(async () => {
+    await small?.dispose();
+    await few?.dispose();
+  });
+
+  test("422 naming rows-produced", async () => {
+    const r = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent("SELECT * WHERE { ?s ?p ?o }")}`);
+    expect(r.status).toBe(422);
+    expect(r.headers.get("x-rete-limit")).toBe("rows-produced");
+    expect(await r.json()).toMatchObject({ error: "budget", limit: "rows-produced", max: 10, message: "query exceeded the limit of 10 result rows" });
+  });
+
+  test("422 naming rounds, and the isolate keeps serving", async () => {
+    const query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o . ?o ?q ?x }";
+    const r = await few.fetch(`/schema-org/sparql?query=${encodeURIComponent(query)}`);
+    expect(r.status).toBe(422);
+    expect((await r.json()).limit).toBe("rounds");
+    const ok = await few.fetch(`/schema-org/sparql?query=${encodeURIComponent("ASK { ?s ?p ?o }")}`);
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe("large answers stream", () => {
+  test("a 2 MB answer arrives whole and parses", async () => {
+    const r = await w.fetch(`/qudt/sparql?query=${encodeURIComponent("SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }")}`, { headers: { accept: "application/sparql-results+json" } });
+    expect(r.status).toBe(200);
+    expect(Number(r.headers.get("x-rete-answer-bytes"))).toBeGreaterThan(1 << 20);
+    const body = await r.json();
+    expect(body.results.bindings).toHaveLength(55541);
+  });
+});

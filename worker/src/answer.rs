@@ -1,0 +1,312 @@
+//! Writing an answer item by item into an [`Out`], which either captures it
+//! (a run that may still miss blocks: keep up to a cap, count the rest) or
+//! streams it in chunks to the client with backpressure. The same code does
+//! both, so the run that streams is the run that was checked.
+
+use crate::conneg::Format;
+use crate::html;
+use futures_channel::mpsc;
+use futures_util::SinkExt;
+use oxrdf::Triple;
+use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
+use rete_core::results::ResultFormat;
+use rete_core::sparql::{Answer, QueryError};
+use sparesults::{QueryResultsFormat, QueryResultsSerializer};
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::rc::Rc;
+
+/// Bytes sent to the client at a time when streaming.
+const CHUNK_BYTES: usize = 64 << 10;
+
+/// Why writing stopped.
+#[derive(Debug)]
+pub enum WriteFailure {
+    /// Evaluation failed (a missing block, a budget, …).
+    Query(QueryError),
+    /// A serializer failed.
+    Io(io::Error),
+    /// The client went away.
+    Closed,
+}
+
+impl From<io::Error> for WriteFailure {
+    fn from(error: io::Error) -> Self {
+        Self::Io(error)
+    }
+}
+
+impl From<QueryError> for WriteFailure {
+    fn from(error: QueryError) -> Self {
+        Self::Query(error)
+    }
+}
+
+/// The writer serializers write into; [`Out`] drains it between items.
+#[derive(Clone, Default)]
+struct SharedBuf(Rc<RefCell<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+enum Mode {
+    Capture { cap_bytes: usize, kept: Vec<u8>, overflow: bool },
+    Stream(mpsc::Sender<Result<Vec<u8>, worker::Error>>),
+}
+
+/// Where an answer goes.
+pub struct Out {
+    buf: SharedBuf,
+    mode: Mode,
+    total_bytes: u64,
+}
+
+impl Out {
+    /// Keeps up to `cap_bytes`; past that only counts.
+    pub fn capture(cap_bytes: usize) -> Self {
+        Self { buf: SharedBuf::default(), mode: Mode::Capture { cap_bytes, kept: Vec::new(), overflow: false }, total_bytes: 0 }
+    }
+
+    /// Sends chunks to a response body.
+    pub fn stream(sender: mpsc::Sender<Result<Vec<u8>, worker::Error>>) -> Self {
+        Self { buf: SharedBuf::default(), mode: Mode::Stream(sender), total_bytes: 0 }
+    }
+
+    /// Forgets what a discarded run wrote.
+    pub fn reset(&mut self) {
+        self.buf.0.borrow_mut().clear();
+        self.total_bytes = 0;
+        if let Mode::Capture { kept, overflow, .. } = &mut self.mode {
+            kept.clear();
+            *overflow = false;
+        }
+    }
+
+    /// The whole answer, when it fit under the cap.
+    pub fn into_captured(mut self) -> Option<Vec<u8>> {
+        self.drain_capture();
+        match self.mode {
+            Mode::Capture { kept, overflow: false, .. } => Some(kept),
+            _ => None,
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes + self.buf.0.borrow().len() as u64
+    }
+
+    fn drain_capture(&mut self) {
+        if let Mode::Capture { cap_bytes, kept, overflow } = &mut self.mode {
+            let mut buf = self.buf.0.borrow_mut();
+            self.total_bytes += buf.len() as u64;
+            if !*overflow && kept.len() + buf.len() <= *cap_bytes {
+                kept.extend_from_slice(&buf);
+            } else {
+                *overflow = true;
+                kept.clear();
+            }
+            buf.clear();
+        }
+    }
+
+    /// Called after each item: moves what was written on, and in stream
+    /// mode waits while the client is behind.
+    async fn item_done(&mut self) -> Result<(), WriteFailure> {
+        let length = self.buf.0.borrow().len();
+        match &mut self.mode {
+            Mode::Capture { .. } => self.drain_capture(),
+            Mode::Stream(sender) => {
+                if length >= CHUNK_BYTES {
+                    let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
+                    self.total_bytes += chunk.len() as u64;
+                    sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends or keeps the rest.
+    pub async fn finish(&mut self) -> Result<(), WriteFailure> {
+        match &mut self.mode {
+            Mode::Capture { .. } => self.drain_capture(),
+            Mode::Stream(sender) => {
+                let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
+                if !chunk.is_empty() {
+                    self.total_bytes += chunk.len() as u64;
+                    sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
+                }
+                sender.close_channel();
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends a stream with an error, which aborts the response: the client
+    /// sees a cut connection, never a complete-looking partial answer.
+    pub async fn abort(&mut self, message: String) {
+        if let Mode::Stream(sender) = &mut self.mode {
+            let _ = sender.send(Err(worker::Error::RustError(message))).await;
+            sender.close_channel();
+        }
+    }
+
+    /// Appends text directly (HTML pages, comments).
+    pub fn text(&mut self, text: &str) {
+        self.buf.0.borrow_mut().extend_from_slice(text.as_bytes());
+    }
+}
+
+/// What an HTML page of results needs besides the answer.
+pub struct PageInfo<'a> {
+    /// The dataset name, for links.
+    pub dataset: &'a str,
+    /// The query text, shown in the form.
+    pub query: &'a str,
+}
+
+fn results_format(format: ResultFormat) -> Option<QueryResultsFormat> {
+    Some(match format {
+        ResultFormat::Json => QueryResultsFormat::Json,
+        ResultFormat::Xml => QueryResultsFormat::Xml,
+        ResultFormat::Csv => QueryResultsFormat::Csv,
+        ResultFormat::Tsv => QueryResultsFormat::Tsv,
+        _ => return None,
+    })
+}
+
+/// The oxrdfio format of a graph result format.
+pub fn rdf_format(format: ResultFormat) -> Option<RdfFormat> {
+    Some(match format {
+        ResultFormat::NTriples => RdfFormat::NTriples,
+        ResultFormat::Turtle => RdfFormat::Turtle,
+        ResultFormat::NQuads => RdfFormat::NQuads,
+        ResultFormat::TriG => RdfFormat::TriG,
+        ResultFormat::JsonLd => RdfFormat::JsonLd { profile: JsonLdProfileSet::empty() },
+        ResultFormat::RdfXml => RdfFormat::RdfXml,
+        _ => return None,
+    })
+}
+
+fn mismatch(format: Format) -> WriteFailure {
+    WriteFailure::Io(io::Error::other(format!("format {} cannot hold this answer", format.name())))
+}
+
+/// Writes an answer, pulling one solution or triple at a time.
+pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_>, out: &mut Out) -> Result<(), WriteFailure> {
+    match answer {
+        Answer::Solutions(solutions) => {
+            let variables = solutions.variables().to_vec();
+            match format {
+                Format::Rdf(rf) => {
+                    let rf = results_format(rf).ok_or_else(|| mismatch(format))?;
+                    let mut serializer = QueryResultsSerializer::from_format(rf).serialize_solutions_to_writer(out.buf.clone(), variables)?;
+                    for solution in solutions {
+                        serializer.serialize(&solution?)?;
+                        out.item_done().await?;
+                    }
+                    serializer.finish()?;
+                }
+                Format::Html => {
+                    out.text(&html::head("Query results", Some(page.dataset)));
+                    out.text(&html::query_form(page.dataset, page.query));
+                    let mut row = String::from("<table><thead><tr>");
+                    for variable in &variables {
+                        let _ = write!(row, "<th>?{}</th>", html::escape(variable.as_str()));
+                    }
+                    row.push_str("</tr></thead><tbody>\n");
+                    out.text(&row);
+                    let mut count = 0u64;
+                    for solution in solutions {
+                        let solution = solution?;
+                        let mut row = String::from("<tr>");
+                        for variable in &variables {
+                            let cell = solution.get(variable).map(|t| html::owned_term(page.dataset, t)).unwrap_or_default();
+                            let _ = write!(row, "<td>{cell}</td>");
+                        }
+                        row.push_str("</tr>\n");
+                        out.text(&row);
+                        count += 1;
+                        out.item_done().await?;
+                    }
+                    out.text(&format!("</tbody></table><p>{count} solutions</p>\n{}", html::FOOT));
+                }
+                Format::Json => return Err(mismatch(format)),
+            }
+        }
+        Answer::Boolean(value) => match format {
+            Format::Rdf(rf) => {
+                let rf = results_format(rf).ok_or_else(|| mismatch(format))?;
+                QueryResultsSerializer::from_format(rf).serialize_boolean_to_writer(out.buf.clone(), value)?;
+            }
+            Format::Html => {
+                out.text(&html::head("Query result", Some(page.dataset)));
+                out.text(&html::query_form(page.dataset, page.query));
+                out.text(&format!("<p>Answer: <strong>{value}</strong></p>\n{}", html::FOOT));
+            }
+            Format::Json => return Err(mismatch(format)),
+        },
+        Answer::Graph(triples) => match format {
+            Format::Rdf(rf) => {
+                let rdf = rdf_format(rf).ok_or_else(|| mismatch(format))?;
+                let mut serializer = RdfSerializer::from_format(rdf).for_writer(out.buf.clone());
+                for triple in triples {
+                    serializer.serialize_triple(&triple?)?;
+                    out.item_done().await?;
+                }
+                serializer.finish()?;
+            }
+            Format::Html => {
+                out.text(&html::head("Query results", Some(page.dataset)));
+                out.text(&html::query_form(page.dataset, page.query));
+                out.text("<table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
+                let mut count = 0u64;
+                for triple in triples {
+                    let triple = triple?;
+                    out.text(&triple_row(page.dataset, &triple));
+                    count += 1;
+                    out.item_done().await?;
+                }
+                out.text(&format!("</tbody></table><p>{count} triples</p>\n{}", html::FOOT));
+            }
+            Format::Json => return Err(mismatch(format)),
+        },
+        #[allow(unreachable_patterns)]
+        _ => return Err(mismatch(format)),
+    }
+    out.finish().await
+}
+
+/// A `<tr>` of subject, predicate, object.
+pub fn triple_row(dataset: &str, triple: &Triple) -> String {
+    format!(
+        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        html::term(dataset, triple.subject.as_ref().into()),
+        html::term(dataset, triple.predicate.as_ref().into()),
+        html::owned_term(dataset, &triple.object)
+    )
+}
+
+/// Serializes a small graph at once (service descriptions, resource pages).
+pub fn triples_to_bytes(triples: &[Triple], format: ResultFormat, prefixes: &[(&str, &str)]) -> Result<Vec<u8>, io::Error> {
+    let rdf = rdf_format(format).ok_or_else(|| io::Error::other(format!("{format} is not an RDF format")))?;
+    let mut serializer = RdfSerializer::from_format(rdf);
+    for (name, iri) in prefixes {
+        serializer = serializer.with_prefix(*name, *iri).map_err(io::Error::other)?;
+    }
+    let mut writer = serializer.for_writer(Vec::new());
+    for triple in triples {
+        writer.serialize_triple(triple)?;
+    }
+    writer.finish()
+}

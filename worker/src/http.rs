@@ -1,0 +1,169 @@
+//! What every route shares: the request context (config, R2, counters,
+//! negotiation inputs), the [`Reply`] a route returns, ETags and
+//! `If-None-Match`, and turning a reply into a `worker::Response` with the
+//! headers every response carries (CORS, `x-rete-*`).
+
+use crate::config::Config;
+use crate::conneg::{self, Format};
+use crate::http_error::HttpError;
+use crate::r2_source::{R2, Stats};
+use futures_channel::mpsc;
+use std::rc::Rc;
+use worker::{Headers, Method, Response, ResponseBuilder, Url};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Headers a browser script may read from a cross-origin response.
+const EXPOSED_HEADERS: &str = "ETag, Link, Location, Content-Location, x-rete-reads, x-rete-bytes, x-rete-rounds, x-rete-memory, x-rete-limit";
+
+/// One request's context.
+pub struct Ctx {
+    /// The settings.
+    pub config: Config,
+    /// The bucket, counted.
+    pub r2: R2,
+    /// What the request read.
+    pub stats: Rc<Stats>,
+    /// The request URL.
+    pub url: Url,
+    /// The request method.
+    pub method: Method,
+    /// The `Accept` header.
+    pub accept: Option<String>,
+    /// The `If-None-Match` header.
+    pub if_none_match: Option<String>,
+    /// When the request must be done (ms since the epoch).
+    pub deadline_ms: f64,
+}
+
+impl Ctx {
+    /// `scheme://host[:port]` of the request, for absolute links.
+    pub fn origin(&self) -> String {
+        self.url.origin().ascii_serialization()
+    }
+
+    /// The value of a query parameter (the last one when repeated).
+    pub fn param(&self, name: &str) -> Option<String> {
+        self.url.query_pairs().filter(|(key, _)| key == name).map(|(_, value)| value.into_owned()).last()
+    }
+
+    /// The format for this request among `offers`: `format=` when given
+    /// (400 if it is not on offer), else the `Accept` header (406 if nothing fits).
+    pub fn negotiate(&self, format_param: Option<&str>, offers: &[Format]) -> Result<Format, HttpError> {
+        if let Some(name) = format_param.filter(|name| !name.is_empty()) {
+            return conneg::by_name(name, offers).map_err(HttpError::BadRequest);
+        }
+        conneg::negotiate(self.accept.as_deref(), offers)
+            .ok_or_else(|| HttpError::NotAcceptable { offered: offers.iter().filter_map(|f| f.media_types().first().map(|m| (*m).to_owned())).collect() })
+    }
+
+    /// Whether `If-None-Match` names this ETag (or `*`).
+    pub fn not_modified(&self, etag: &str) -> bool {
+        let Some(header) = &self.if_none_match else { return false };
+        header.split(',').map(|tag| tag.trim().trim_start_matches("W/")).any(|tag| tag == "*" || tag == etag)
+    }
+}
+
+/// A strong ETag: the file's content hash and a hash of what else shapes
+/// the body (route, format, query, page…).
+pub fn etag(version: &str, parts: &[&str]) -> String {
+    let joined = parts.join("\u{0}");
+    format!("\"{version}-{:016x}\"", xxh3_64(joined.as_bytes()))
+}
+
+/// A response body.
+pub enum Body {
+    /// None (304, 303, HEAD).
+    Empty,
+    /// All of it.
+    Bytes(Vec<u8>),
+    /// Chunks produced while the client reads.
+    Stream(mpsc::Receiver<Result<Vec<u8>, worker::Error>>),
+}
+
+/// What a route answers.
+pub struct Reply {
+    /// Status code.
+    pub status: u16,
+    /// Headers besides the common ones.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Body,
+}
+
+impl Reply {
+    /// 200 with a body in a format.
+    pub fn ok(format: Format, bytes: Vec<u8>) -> Self {
+        Self::with_type(200, &format.content_type(), Body::Bytes(bytes))
+    }
+
+    /// Any status with a content type.
+    pub fn with_type(status: u16, content_type: &str, body: Body) -> Self {
+        Self { status, headers: vec![("content-type".into(), content_type.to_owned())], body }
+    }
+
+    /// 304 for a matching `If-None-Match`.
+    pub fn not_modified(etag: &str, max_age_s: u64) -> Self {
+        Self { status: 304, headers: Vec::new(), body: Body::Empty }.cacheable(etag, max_age_s)
+    }
+
+    /// 303 See Other to `location`.
+    pub fn see_other(location: &str) -> Self {
+        Self { status: 303, headers: vec![("location".into(), location.to_owned()), ("vary".into(), "Accept".into())], body: Body::Empty }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Marks the reply as cacheable under an ETag (content negotiated on `Accept`).
+    pub fn cacheable(self, etag: &str, max_age_s: u64) -> Self {
+        self.header("etag", etag).header("cache-control", format!("public, max-age={max_age_s}")).header("vary", "Accept")
+    }
+
+    /// The reply for an error: its JSON body and headers, never cached.
+    pub fn error(error: &HttpError) -> Self {
+        let mut body = serde_json::to_vec_pretty(&error.body()).unwrap_or_default();
+        body.push(b'\n');
+        let mut reply = Self::with_type(error.status(), "application/json", Body::Bytes(body)).header("cache-control", "no-store");
+        for (name, value) in error.headers() {
+            reply = reply.header(name, value);
+        }
+        reply
+    }
+
+    /// The `worker::Response`, with CORS and the `x-rete-*` counters.
+    pub fn into_response(self, stats: &Stats, head: bool) -> worker::Result<Response> {
+        let headers = Headers::new();
+        for (name, value) in &self.headers {
+            headers.append(name, value)?;
+        }
+        headers.set("access-control-allow-origin", "*")?;
+        headers.set("access-control-expose-headers", EXPOSED_HEADERS)?;
+        headers.set("x-rete-reads", &stats.reads.get().to_string())?;
+        headers.set("x-rete-bytes", &stats.bytes.get().to_string())?;
+        headers.set("x-rete-rounds", &stats.rounds.get().to_string())?;
+        headers.set("x-rete-memory", &memory_bytes().to_string())?;
+        let builder = ResponseBuilder::new().with_status(self.status).with_headers(headers);
+        Ok(match self.body {
+            Body::Empty => builder.empty(),
+            Body::Bytes(_) | Body::Stream(_) if head => builder.empty(),
+            Body::Bytes(bytes) => builder.fixed(bytes),
+            Body::Stream(chunks) => builder.from_stream(chunks)?,
+        })
+    }
+}
+
+/// The wasm instance's linear memory: it only grows, so it is the peak of
+/// everything this isolate has held so far.
+pub fn memory_bytes() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size(0) as u64) * 65536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}

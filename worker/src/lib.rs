@@ -1,0 +1,131 @@
+//! rete's edge Worker: SPARQL, the card, the summary and linked-data views of
+//! `.rete` files that stay in R2 and are read by byte ranges, never whole.
+//!
+//! This file is the entry point and the route table; each route lives in
+//! `routes/`, the read loop in `driver.rs`, R2 access in `r2_source.rs`, and
+//! every error's status and body in `http_error.rs`. README "Worker" lists
+//! the routes with curl examples.
+
+mod answer;
+mod config;
+mod conneg;
+mod datasets;
+mod driver;
+mod html;
+mod http;
+mod http_error;
+mod r2_source;
+mod routes;
+
+use config::Config;
+use http::{Body, Ctx, Reply};
+use http_error::HttpError;
+use r2_source::{R2, Stats};
+use std::rc::Rc;
+use worker::{Env, Method, Request, Response, event};
+
+/// Every var the config reads (see `config.rs`).
+const VARS: [&str; 15] = [
+    "MAX_QUADS_SCANNED",
+    "MAX_ROWS_PRODUCED",
+    "MAX_STEPS",
+    "MAX_COMPUTED_BYTES",
+    "MAX_TIME_MS",
+    "MAX_ROUNDS",
+    "MAX_READ_BYTES",
+    "MAX_BLOCK_MEMORY_BYTES",
+    "CACHE_BYTES",
+    "MAX_QUERY_BYTES",
+    "COALESCE_GAP_BYTES",
+    "POINTER_TTL_S",
+    "CACHE_MAX_AGE_S",
+    "RESOURCE_PAGE_TRIPLES",
+    "BASE_IRIS",
+];
+
+#[event(fetch)]
+async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+    let stats = Rc::new(Stats::default());
+    let head = req.method() == Method::Head;
+    let reply = match context(&req, &env, &stats) {
+        Ok(ctx) => match route(&mut req, &ctx).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                if error.status() >= 500 {
+                    worker::console_error!("{} {}: {} {}", req.method().to_string(), ctx.url.path(), error.status(), error.message());
+                }
+                Reply::error(&error)
+            }
+        },
+        Err(error) => Reply::error(&error),
+    };
+    reply.into_response(&stats, head)
+}
+
+fn context(req: &Request, env: &Env, stats: &Rc<Stats>) -> Result<Ctx, HttpError> {
+    let config = Config::from_vars(|name| {
+        debug_assert!(VARS.contains(&name));
+        env.var(name).ok().map(|v| v.to_string())
+    })
+    .map_err(HttpError::Config)?;
+    let bucket = env.bucket("BUCKET").map_err(|e| HttpError::Config(format!("no R2 binding named BUCKET ({e}); see wrangler.toml")))?;
+    let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
+    let header = |name: &str| req.headers().get(name).ok().flatten();
+    Ok(Ctx {
+        r2: R2::new(bucket, Rc::clone(stats)),
+        stats: Rc::clone(stats),
+        method: req.method(),
+        accept: header("accept"),
+        if_none_match: header("if-none-match"),
+        deadline_ms: js_sys::Date::now() + config.max_time_ms as f64,
+        config,
+        url,
+    })
+}
+
+/// The route table.
+async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
+    let path = ctx.url.path().to_owned();
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let read = matches!(ctx.method, Method::Get | Method::Head);
+    if ctx.method == Method::Options {
+        return Ok(preflight());
+    }
+    match segments.as_slice() {
+        [""] if read => routes::index::handle(ctx).await,
+        [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
+        [ds, "card"] if read => routes::card::handle(ctx, ds).await,
+        [ds, "summary"] if read => routes::summary::handle(ctx, ds).await,
+        [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
+        // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
+        [ds, "id", rest @ ..] if read && !rest.is_empty() => {
+            let base = ctx.config.base_iris.get(*ds).ok_or_else(|| HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)")))?;
+            routes::deref::base_iri(ctx, ds, &format!("{base}{}", rest.join("/"))).await
+        }
+        _ if read => match base_iri_of(ctx) {
+            // Base-IRI mode on the data's own domain: the request URL is the IRI.
+            Some((ds, iri)) => routes::deref::base_iri(ctx, &ds, &iri).await,
+            None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
+        },
+        [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        _ => Err(HttpError::NotFound(format!("no route for {path}"))),
+    }
+}
+
+/// The dataset whose base IRI the request URL (without its query) lies under, longest base first.
+fn base_iri_of(ctx: &Ctx) -> Option<(String, String)> {
+    let mut url = ctx.url.clone();
+    url.set_query(None);
+    url.set_fragment(None);
+    let iri = url.as_str();
+    ctx.config.base_iris.iter().filter(|(_, base)| iri.starts_with(base.as_str()) && iri.len() > base.len()).max_by_key(|(_, base)| base.len()).map(|(ds, _)| (ds.clone(), iri.to_owned()))
+}
+
+/// CORS preflight: GET and POST from any origin.
+fn preflight() -> Reply {
+    Reply { status: 204, headers: Vec::new(), body: Body::Empty }
+        .header("access-control-allow-methods", "GET, HEAD, POST, OPTIONS")
+        .header("access-control-allow-headers", "Accept, Content-Type, If-None-Match")
+        .header("access-control-max-age", "86400")
+}

@@ -1,0 +1,316 @@
+//! Linked-data views: `/{ds}/resource?iri=` lists the triples with an IRI
+//! as subject (outgoing) then as object (incoming), a page at a time with a
+//! `Link: rel="next"`, in Turtle, N-Triples, JSON-LD, RDF/XML or HTML.
+//! Base-IRI mode answers a GET of an IRI under a dataset's base per Cool
+//! URIs: 303 to the resource view in the negotiated format, or for a hash
+//! IRI's document (`…/doc` when the data has `…/doc#x`) that document itself.
+
+use crate::answer::{triple_row, triples_to_bytes};
+use crate::conneg::Format;
+use crate::datasets;
+use crate::driver::Session;
+use crate::html::{self, encode_param, escape};
+use crate::http::{Ctx, Reply, etag};
+use crate::http_error::HttpError;
+use oxrdf::{NamedNode, NamedNodeRef, Term, TermRef, Triple};
+use rete_core::read::{Block, BlockKey, GraphFilter, QuadPattern};
+use rete_core::results::ResultFormat;
+use rete_core::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The formats of a resource view, the server's preference first.
+pub const RESOURCE_FORMATS: [Format; 5] =
+    [Format::Rdf(ResultFormat::Turtle), Format::Rdf(ResultFormat::NTriples), Format::Rdf(ResultFormat::JsonLd), Format::Rdf(ResultFormat::RdfXml), Format::Html];
+
+/// A hash-IRI document lists at most this many `doc#…` IRIs.
+const MAX_HASH_IRIS: usize = 100;
+
+/// Speculative reads for an IRI whose id is not known yet: the SPO and OSP
+/// blocks of its dictionary block's id range, when they are this few.
+const MAX_SPECULATIVE_BLOCKS: usize = 4;
+
+/// One page of a view: triples, each marked outgoing (`true`) or incoming.
+struct Page {
+    triples: Vec<(Triple, bool)>,
+    more: bool,
+}
+
+/// Keeps the first error but goes on, so one run records every missing block.
+fn keep_first(first: &mut Option<ReadError>, error: ReadError) {
+    if first.is_none() {
+        *first = Some(error);
+    }
+}
+
+/// The page of `iris`' links at `offset`, at most `limit` triples.
+fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, limit: u64) -> Result<Page, ReadError> {
+    let mut first_error = None;
+    let mut ids = Vec::new();
+    for iri in iris {
+        let encoded = encode_term(iri.as_ref());
+        match store.encoded_term_id(&encoded) {
+            Ok(Some(id)) => ids.push(id),
+            Ok(None) => {}
+            Err(error) => {
+                // While the dictionary block is being fetched, fetch the quad
+                // blocks the IRI's id must fall in, in the same round.
+                if let Some((_, id_range)) = store.dictionary_block_for_term(&encoded) {
+                    for permutation in [Permutation::Spo, Permutation::Osp] {
+                        let blocks = store.index().blocks_for_first_range(permutation, id_range.clone());
+                        if blocks.len() <= MAX_SPECULATIVE_BLOCKS {
+                            blocks.for_each(|n| store.want(BlockKey::Permutation(permutation, n)));
+                        }
+                    }
+                }
+                keep_first(&mut first_error, error);
+            }
+        }
+    }
+    if let Some(error) = first_error {
+        return Err(error);
+    }
+    let mut keys: Vec<([TermId; 3], bool)> = Vec::new();
+    let mut seen = 0u64;
+    let mut more = false;
+    'outer: for &id in &ids {
+        let patterns = [
+            (QuadPattern { subject: Some(id), predicate: None, object: None, graph: GraphFilter::Any }, true),
+            (QuadPattern { subject: None, predicate: None, object: Some(id), graph: GraphFilter::Any }, false),
+        ];
+        for (pattern, outgoing) in patterns {
+            let mut previous: Option<[TermId; 3]> = None;
+            for quad in store.quads(pattern) {
+                let [s, p, o, _] = quad?;
+                // A triple in several graphs is listed once (its quads are adjacent).
+                if previous == Some([s, p, o]) {
+                    continue;
+                }
+                previous = Some([s, p, o]);
+                if seen >= offset {
+                    if keys.len() as u64 == limit {
+                        more = true;
+                        break 'outer;
+                    }
+                    keys.push(([s, p, o], outgoing));
+                }
+                seen += 1;
+            }
+        }
+    }
+    let mut terms: HashMap<TermId, Term> = HashMap::new();
+    for ([s, p, o], _) in &keys {
+        for id in [*s, *p, *o] {
+            if terms.contains_key(&id) {
+                continue;
+            }
+            match store.term(id) {
+                Ok(term) => {
+                    terms.insert(id, term);
+                }
+                Err(error) => keep_first(&mut first_error, error),
+            }
+        }
+    }
+    if let Some(error) = first_error {
+        return Err(error);
+    }
+    let mut triples = Vec::with_capacity(keys.len());
+    for ([s, p, o], outgoing) in keys {
+        let (Some(Term::NamedNode(predicate)), Some(object)) = (terms.get(&p), terms.get(&o)) else { continue };
+        let subject: oxrdf::NamedOrBlankNode = match terms.get(&s) {
+            Some(Term::NamedNode(node)) => node.clone().into(),
+            Some(Term::BlankNode(node)) => node.clone().into(),
+            _ => continue,
+        };
+        triples.push((Triple::new(subject, predicate.clone(), object.clone()), outgoing));
+    }
+    Ok(Page { triples, more })
+}
+
+/// The IRIs `iri#…` of the dataset (a hash-IRI document's resources), at most `max`.
+fn hash_iris<S: RangeSource>(store: &Store<S>, iri: &str, max: usize) -> Result<Vec<NamedNode>, ReadError> {
+    let with_hash = format!("{iri}#");
+    let prefix = encode_term(TermRef::NamedNode(NamedNodeRef::new_unchecked(&with_hash)));
+    let blocks = store.index().dictionary.len();
+    let mut number = store.dictionary_block_for_term(&prefix).map_or(0, |(n, _)| n);
+    let mut found = Vec::new();
+    while number < blocks && found.len() < max {
+        let Block::Dictionary(block) = store.block(BlockKey::Dictionary(number))? else { break };
+        let (mut low, mut high) = (0, block.len());
+        while low < high {
+            let middle = (low + high) / 2;
+            if block.get(middle).is_some_and(|term| term < prefix.as_slice()) { low = middle + 1 } else { high = middle }
+        }
+        let mut position = low;
+        while let Some(term) = block.get(position) {
+            if !term.starts_with(&prefix) || found.len() >= max {
+                return Ok(found);
+            }
+            if let Ok(Term::NamedNode(node)) = rete_core::decode_term(term) {
+                found.push(node);
+            }
+            position += 1;
+        }
+        number += 1;
+    }
+    Ok(found)
+}
+
+fn page_number(ctx: &Ctx) -> Result<u64, HttpError> {
+    match ctx.param("page") {
+        None => Ok(1),
+        Some(text) => text.parse::<u64>().ok().filter(|n| (1..=1_000_000).contains(n)).ok_or_else(|| HttpError::BadRequest(format!("page {text:?} is not a number from 1 to 1000000"))),
+    }
+}
+
+/// GET `/{ds}/resource?iri=IRI[&page=N][&format=F]`.
+pub async fn resource(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
+    let text = ctx.param("iri").ok_or_else(|| HttpError::BadRequest("the iri parameter is missing: /{ds}/resource?iri=IRI".into()))?;
+    let iri = NamedNode::new(text.as_str()).map_err(|e| HttpError::BadRequest(format!("invalid IRI <{text}>: {e}")))?;
+    let page = page_number(ctx)?;
+    let format = ctx.negotiate(ctx.param("format").as_deref(), &RESOURCE_FORMATS)?;
+    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
+    let tag = etag(&entry.version, &["resource", format.name(), iri.as_str(), &page.to_string()]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
+    }
+    let dataset = datasets::open(&ctx.r2, entry).await?;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let view = View { name, title: iri.as_str().to_owned(), iri: iri.as_str().to_owned(), page, format };
+    Ok(view.render(ctx, &mut session, &[iri]).await?.cacheable(&tag, ctx.config.cache_max_age_s))
+}
+
+/// Base-IRI mode: `iri` was requested of the Worker and lies under the base of dataset `name`.
+pub async fn base_iri(ctx: &Ctx, name: &str, iri: &str) -> Result<Reply, HttpError> {
+    let node = NamedNode::new(iri).map_err(|e| HttpError::BadRequest(format!("<{iri}> is not an IRI: {e}")))?;
+    let format = ctx.negotiate(ctx.param("format").as_deref(), &RESOURCE_FORMATS)?;
+    let page = page_number(ctx)?;
+    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
+    let tag = etag(&entry.version, &["base-iri", format.name(), iri, &page.to_string()]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
+    }
+    let dataset = datasets::open(&ctx.r2, entry).await?;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let (has_triples, hashes) = session
+        .run(|store| {
+            let hashes = hash_iris(store, iri, MAX_HASH_IRIS);
+            let has = collect(store, std::slice::from_ref(&node), 0, 1).map(|page| !page.triples.is_empty());
+            Ok::<_, ReadError>((has?, hashes?))
+        })
+        .await??;
+    if !hashes.is_empty() {
+        // A hash IRI's document: the client asked for `doc`, the resources are `doc#…`.
+        let mut iris = Vec::with_capacity(hashes.len() + 1);
+        if has_triples {
+            iris.push(node.clone());
+        }
+        iris.extend(hashes);
+        let view = View { name, title: iri.to_owned(), iri: iri.to_owned(), page, format };
+        return Ok(view.render_document(ctx, &mut session, &iris).await?.cacheable(&tag, ctx.config.cache_max_age_s));
+    }
+    if !has_triples {
+        return Err(HttpError::NotFound(format!("<{iri}> has no triples in {name}")));
+    }
+    let location = format!("{}/{name}/resource?iri={}&format={}", ctx.origin(), encode_param(iri), format.name());
+    Ok(Reply::see_other(&location).header("cache-control", format!("public, max-age={}", ctx.config.cache_max_age_s)).header("etag", tag))
+}
+
+/// A view being rendered.
+struct View<'a> {
+    name: &'a str,
+    title: String,
+    /// The `iri` parameter of the view's own URL.
+    iri: String,
+    page: u64,
+    format: Format,
+}
+
+impl View<'_> {
+    async fn render(&self, ctx: &Ctx, session: &mut Session, iris: &[NamedNode]) -> Result<Reply, HttpError> {
+        self.render_with(ctx, session, iris, format!("/{}/resource?iri={}", self.name, encode_param(&self.iri))).await
+    }
+
+    async fn render_document(&self, ctx: &Ctx, session: &mut Session, iris: &[NamedNode]) -> Result<Reply, HttpError> {
+        let path = ctx.url.path().to_owned();
+        self.render_with(ctx, session, iris, format!("{path}?")).await
+    }
+
+    /// `base` is this view's URL path without `page`; it ends in `?` or has a query.
+    async fn render_with(&self, ctx: &Ctx, session: &mut Session, iris: &[NamedNode], base: String) -> Result<Reply, HttpError> {
+        let limit = ctx.config.resource_page_triples;
+        let offset = (self.page - 1).saturating_mul(limit);
+        let page = session.run(|store| collect(store, iris, offset, limit)).await??;
+        if page.triples.is_empty() {
+            return Err(HttpError::NotFound(if self.page == 1 {
+                format!("<{}> has no triples in {}", self.iri, self.name)
+            } else {
+                format!("page {} of <{}> is past the last page", self.page, self.iri)
+            }));
+        }
+        let separator = if base.ends_with('?') { "" } else { "&" };
+        let format_param = ctx.param("format").map(|f| format!("&format={}", encode_param(&f))).unwrap_or_default();
+        let next = page.more.then(|| format!("{}{base}{separator}page={}{format_param}", ctx.origin(), self.page + 1));
+        let bytes = match self.format {
+            Format::Rdf(format) => {
+                let triples: Vec<Triple> = page.triples.iter().map(|(t, _)| t.clone()).collect();
+                let mut bytes = Vec::new();
+                if matches!(format, ResultFormat::Turtle | ResultFormat::NTriples) {
+                    let _ = writeln!(
+                        Buf(&mut bytes),
+                        "# {} triples with <{}> as subject or object, page {}{}",
+                        triples.len(),
+                        self.title,
+                        self.page,
+                        next.as_ref().map(|n| format!("; next page: <{n}>")).unwrap_or_default()
+                    );
+                }
+                bytes.extend(triples_to_bytes(&triples, format, &[]).map_err(|e| HttpError::Internal(format!("writing the view failed: {e}")))?);
+                bytes
+            }
+            _ => self.html(&page, next.as_deref()).into_bytes(),
+        };
+        let mut reply = Reply::ok(self.format, bytes);
+        if let Some(next) = next {
+            reply = reply.header("link", format!("<{next}>; rel=\"next\""));
+        }
+        Ok(reply)
+    }
+
+    fn html(&self, page: &Page, next: Option<&str>) -> String {
+        let name = self.name;
+        let mut out = html::head(&self.title, Some(name));
+        let this = format!("/{name}/resource?iri={}", encode_param(&self.iri));
+        let _ = writeln!(
+            out,
+            "<p>As <a href=\"{this}&amp;format=ttl\">Turtle</a> · <a href=\"{this}&amp;format=nt\">N-Triples</a> · <a href=\"{this}&amp;format=jsonld\">JSON-LD</a> · page {}</p>",
+            self.page,
+            this = escape(&this)
+        );
+        out.push_str("<h2>Outgoing</h2><table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
+        for (triple, _) in page.triples.iter().filter(|(_, outgoing)| *outgoing) {
+            out.push_str(&triple_row(name, triple));
+        }
+        out.push_str("</tbody></table><h2>Incoming</h2><table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
+        for (triple, _) in page.triples.iter().filter(|(_, outgoing)| !*outgoing) {
+            out.push_str(&triple_row(name, triple));
+        }
+        out.push_str("</tbody></table>\n");
+        if let Some(next) = next {
+            let _ = writeln!(out, "<p><a rel=\"next\" href=\"{}\">next page</a></p>", escape(next));
+        }
+        out.push_str(html::FOOT);
+        out
+    }
+}
+
+/// `write!` into a byte vector.
+struct Buf<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Buf<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}

@@ -1,0 +1,82 @@
+//! `GET /`: the datasets in the bucket, from one listing of `datasets/` and
+//! their pointers read concurrently. HTML by default, JSON on request.
+
+use crate::conneg::Format;
+use crate::datasets::{self, ROOT, VersionEntry};
+use crate::html::{self, escape};
+use crate::http::{Ctx, Reply, etag};
+use crate::http_error::HttpError;
+use futures_util::future::join_all;
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// Datasets listed at most.
+const MAX_DATASETS: usize = 1000;
+
+/// GET `/`.
+pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
+    let format = ctx.negotiate(ctx.param("format").as_deref(), &[Format::Html, Format::Json])?;
+    let prefixes = ctx.r2.list_prefixes(ROOT, MAX_DATASETS).await?;
+    ctx.stats.rounds.set(ctx.stats.rounds.get() + 1);
+    let names: Vec<String> = prefixes.iter().filter_map(|p| p.strip_prefix(ROOT)?.strip_suffix('/')).filter(|n| datasets::is_name(n)).map(str::to_owned).collect();
+    let rounds = ctx.stats.rounds.get();
+    let reads = ctx.stats.reads.get();
+    let pointers = join_all(names.iter().map(|name| datasets::pointer(&ctx.r2, &ctx.config, name))).await;
+    // The pointers were read concurrently: one round at most.
+    ctx.stats.rounds.set(rounds + u64::from(ctx.stats.reads.get() > reads));
+    let mut entries: Vec<VersionEntry> = Vec::new();
+    for (name, pointer) in names.iter().zip(pointers) {
+        match pointer {
+            Ok(entry) => entries.push(entry),
+            // A dataset whose first publish has not switched its pointer yet.
+            Err(HttpError::NotFound(_)) => {}
+            Err(error) => worker::console_error!("dataset {name}: {}", error.message()),
+        }
+    }
+    let listing: Vec<String> = entries.iter().map(|e| format!("{}={}", e.name, e.version)).collect();
+    let tag = etag("datasets", &[format.name(), &ctx.origin(), &listing.join(",")]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.pointer_ttl_s));
+    }
+    let origin = ctx.origin();
+    let bytes = match format {
+        Format::Html => {
+            let mut page = html::head("Datasets", None);
+            page.push_str("<table><thead><tr><th>name</th><th>triples</th><th>bytes</th><th>published</th><th></th></tr></thead><tbody>\n");
+            for e in &entries {
+                let _ = writeln!(
+                    page,
+                    "<tr><td><a href=\"/{n}/card\">{n}</a></td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td><a href=\"/{n}/sparql\">sparql</a> · <a href=\"/{n}/summary\">summary</a></td></tr>",
+                    e.quads,
+                    e.bytes,
+                    escape(&e.published_at),
+                    n = escape(&e.name)
+                );
+            }
+            page.push_str("</tbody></table>\n");
+            page.push_str(html::FOOT);
+            page.into_bytes()
+        }
+        _ => {
+            let list: Vec<_> = entries
+                .iter()
+                .map(|e| {
+                    json!({
+                        "name": e.name,
+                        "triples": e.quads,
+                        "card": format!("{origin}/{}/card", e.name),
+                        "sparql": format!("{origin}/{}/sparql", e.name),
+                        "summary": format!("{origin}/{}/summary", e.name),
+                        "version": e.version,
+                        "bytes": e.bytes,
+                        "published_at": e.published_at,
+                    })
+                })
+                .collect();
+            let mut bytes = serde_json::to_vec_pretty(&json!({ "datasets": list })).map_err(|e| HttpError::Internal(e.to_string()))?;
+            bytes.push(b'\n');
+            bytes
+        }
+    };
+    Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.pointer_ttl_s))
+}

@@ -1,0 +1,7 @@
+//! One file per route; `lib.rs` holds the table that dispatches to them.
+
+pub mod card;
+pub mod deref;
+pub mod index;
+pub mod sparql;
+pub mod summary;

@@ -1,0 +1,302 @@
+//! `/{ds}/sparql`: the SPARQL 1.1 Protocol over GET and POST. With a query:
+//! parse (400 with the position), negotiate (406), resolve the dataset,
+//! answer 304 for a known ETag, then run rounds until a run misses nothing;
+//! a small answer is sent as captured, a large one streams from one more
+//! run. Without a query: the service description with VoID statistics.
+
+use crate::answer::{Out, PageInfo, WriteFailure, triples_to_bytes, write_answer};
+use crate::conneg::{Format, GRAPH_FORMATS, SOLUTION_FORMATS};
+use crate::datasets;
+use crate::driver::Session;
+use crate::html;
+use crate::http::{Body, Ctx, Reply, etag};
+use crate::http_error::HttpError;
+use futures_channel::mpsc;
+use futures_util::StreamExt;
+use oxrdf::vocab::{rdf, xsd};
+use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
+use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query};
+use rete_core::{RangeSource, Store};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use worker::{Method, Request};
+
+/// Answers up to this size are sent from the checking run; larger ones stream.
+const CAPTURE_BYTES: usize = 1 << 20;
+
+/// The protocol's parameters.
+#[derive(Debug, Default)]
+struct Params {
+    query: Option<String>,
+    default_graphs: Vec<String>,
+    named_graphs: Vec<String>,
+    format: Option<String>,
+}
+
+impl Params {
+    fn add(&mut self, key: &str, value: String) -> Result<(), HttpError> {
+        match key {
+            "query" if self.query.is_some() => return Err(HttpError::BadRequest("more than one query parameter".into())),
+            "query" => self.query = Some(value),
+            "default-graph-uri" => self.default_graphs.push(value),
+            "named-graph-uri" => self.named_graphs.push(value),
+            "format" => self.format = Some(value),
+            _ => {} // the protocol lets servers ignore what they do not know
+        }
+        Ok(())
+    }
+}
+
+async fn params(req: &mut Request, ctx: &Ctx) -> Result<Params, HttpError> {
+    let mut params = Params::default();
+    for (key, value) in ctx.url.query_pairs() {
+        params.add(&key, value.into_owned())?;
+    }
+    if ctx.method == Method::Post {
+        let content_type = req.headers().get("content-type").ok().flatten().unwrap_or_default();
+        let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        let body = read_body(req, ctx.config.max_query_bytes).await?;
+        match essence.as_str() {
+            "application/sparql-query" => {
+                let text = String::from_utf8(body).map_err(|_| HttpError::BadRequest("the query is not UTF-8".into()))?;
+                params.add("query", text)?;
+            }
+            "application/x-www-form-urlencoded" => {
+                for (key, value) in url::form_urlencoded::parse(&body) {
+                    params.add(&key, value.into_owned())?;
+                }
+            }
+            other => {
+                return Err(HttpError::UnsupportedMediaType(format!(
+                    "POST body of type {other:?}: send application/sparql-query or application/x-www-form-urlencoded"
+                )));
+            }
+        }
+    }
+    if params.query.as_ref().is_some_and(|q| q.len() as u64 > ctx.config.max_query_bytes) {
+        return Err(HttpError::TooLarge { max_bytes: ctx.config.max_query_bytes });
+    }
+    Ok(params)
+}
+
+/// Reads a request body, refusing more than `max_bytes` without reading it all.
+async fn read_body(req: &mut Request, max_bytes: u64) -> Result<Vec<u8>, HttpError> {
+    let declared = req.headers().get("content-length").ok().flatten().and_then(|l| l.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max_bytes) {
+        return Err(HttpError::TooLarge { max_bytes });
+    }
+    let mut stream = req.stream().map_err(|e| HttpError::BadRequest(format!("cannot read the request body: {e}")))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| HttpError::BadRequest(format!("cannot read the request body: {e}")))?;
+        if (body.len() + chunk.len()) as u64 > max_bytes {
+            return Err(HttpError::TooLarge { max_bytes });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn iris(values: &[String], name: &str) -> Result<Vec<NamedNode>, HttpError> {
+    values.iter().map(|iri| NamedNode::new(iri.as_str()).map_err(|e| HttpError::BadRequest(format!("invalid {name} <{iri}>: {e}")))).collect()
+}
+
+/// The per-request budget from the config.
+pub fn budget(ctx: &Ctx, with_deadline: bool) -> Budget {
+    let deadline_ms = ctx.deadline_ms;
+    Budget {
+        max_quads_scanned: ctx.config.max_quads_scanned,
+        max_rows_produced: ctx.config.max_rows_produced,
+        max_steps: ctx.config.max_steps,
+        max_computed_bytes: ctx.config.max_computed_bytes,
+        should_stop: Some(Arc::new(move || worker::signal::is_near_cpu_limit() || (with_deadline && js_sys::Date::now() > deadline_ms))),
+    }
+}
+
+/// GET or POST `/{ds}/sparql`.
+pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
+    let params = params(req, ctx).await?;
+    let Some(text) = params.query.clone() else {
+        return service_description(ctx, name, params.format.as_deref()).await;
+    };
+    let query = parse_query(&text, None)?;
+    let offers: &[Format] = match query {
+        Query::Select { .. } | Query::Ask { .. } => &SOLUTION_FORMATS,
+        Query::Construct { .. } | Query::Describe { .. } => &GRAPH_FORMATS,
+    };
+    let format = ctx.negotiate(params.format.as_deref(), offers)?;
+    let options = QueryOptions { default_graphs: iris(&params.default_graphs, "default-graph-uri")?, named_graphs: iris(&params.named_graphs, "named-graph-uri")?, budget: budget(ctx, true) };
+
+    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
+    let tag = etag(&entry.version, &["sparql", format.name(), &text, &params.default_graphs.join(" "), &params.named_graphs.join(" ")]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
+    }
+    let dataset = datasets::open(&ctx.r2, entry).await?;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let page = PageInfo { dataset: name, query: &text };
+    let mut out = Out::capture(CAPTURE_BYTES);
+    loop {
+        let result = match evaluate(session.store(), &query, &options) {
+            Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+            Err(error) => Err(WriteFailure::Query(error)),
+        };
+        if session.fetch_missing().await? {
+            out.reset();
+            continue;
+        }
+        match result {
+            Ok(()) => break,
+            Err(WriteFailure::Query(error)) => return Err(error.into()),
+            Err(WriteFailure::Io(error)) => return Err(HttpError::Internal(format!("writing the answer failed: {error}"))),
+            Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
+        }
+    }
+    let total_bytes = out.total_bytes();
+    let reply = match out.into_captured() {
+        Some(bytes) => Reply::ok(format, bytes),
+        None if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
+        None => {
+            // Everything the answer needs is fed and cached in this session:
+            // one more run writes it out as the client reads, without reads.
+            let (sender, receiver) = mpsc::channel(2);
+            let options = QueryOptions { budget: budget(ctx, false), ..options };
+            let name = name.to_owned();
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut out = Out::stream(sender);
+                let page = PageInfo { dataset: &name, query: &text };
+                let result = match evaluate(session.store(), &query, &options) {
+                    Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+                    Err(error) => Err(WriteFailure::Query(error)),
+                };
+                if let Err(error) = result {
+                    worker::console_error!("streaming the answer of {name} stopped: {error:?}");
+                    out.abort(format!("{error:?}")).await;
+                }
+                drop(session);
+            });
+            Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
+        }
+    };
+    Ok(reply.cacheable(&tag, ctx.config.cache_max_age_s))
+}
+
+const SD: &str = "http://www.w3.org/ns/sparql-service-description#";
+const VOID: &str = "http://rdfs.org/ns/void#";
+const FORMATS: &str = "http://www.w3.org/ns/formats/";
+
+fn sd(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(format!("{SD}{local}"))
+}
+
+fn void(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(format!("{VOID}{local}"))
+}
+
+fn count(value: u64) -> Term {
+    Literal::new_typed_literal(value.to_string(), xsd::INTEGER).into()
+}
+
+/// Named graphs and their quad counts, decoded from INDEX's graph list.
+fn named_graphs<S: RangeSource>(store: &Store<S>) -> Result<Vec<(Term, u64)>, rete_core::ReadError> {
+    let mut graphs = Vec::new();
+    let mut first_error = None;
+    for graph in &store.index().graphs {
+        // Decode every graph name even after a miss, so one round fetches all.
+        match store.term(graph.id) {
+            Ok(term) => graphs.push((term, graph.quad_count)),
+            Err(error) => first_error = first_error.or(Some(error)),
+        }
+    }
+    first_error.map_or(Ok(graphs), Err)
+}
+
+/// The SPARQL Service Description of the endpoint, with the dataset's VoID
+/// description (counts from the header, INDEX and CARD).
+async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) -> Result<Reply, HttpError> {
+    let format = ctx.negotiate(format_param, &GRAPH_FORMATS)?;
+    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
+    let tag = etag(&entry.version, &["service-description", format.name(), &ctx.origin()]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
+    }
+    let dataset = datasets::open(&ctx.r2, entry).await?;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let card = session.run(|store| store.card()).await??;
+    let graphs = session.run(|store| named_graphs(store)).await??;
+    let header = session.store().header().clone();
+
+    let endpoint = NamedNode::new(format!("{}/{name}/sparql", ctx.origin())).map_err(|e| HttpError::Internal(e.to_string()))?;
+    let void_dataset = NamedNode::new_unchecked(format!("{}/{name}/card#dataset", ctx.origin()));
+    let mut triples = Vec::new();
+    let mut add = |s: NamedOrBlankNode, p: NamedNode, o: Term| triples.push(Triple::new(s, p, o));
+    let service: NamedOrBlankNode = endpoint.clone().into();
+    add(service.clone(), rdf::TYPE.into(), sd("Service").into());
+    add(service.clone(), sd("endpoint"), endpoint.clone().into());
+    add(service.clone(), sd("supportedLanguage"), sd("SPARQL11Query").into());
+    for format in ["SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV", "Turtle", "N-Triples", "JSON-LD", "RDF_XML"] {
+        add(service.clone(), sd("resultFormat"), NamedNode::new_unchecked(format!("{FORMATS}{format}")).into());
+    }
+    // The dataset is both the sd:Dataset queried and the void:Dataset described.
+    let dataset_node: NamedOrBlankNode = void_dataset.clone().into();
+    add(service.clone(), sd("defaultDataset"), dataset_node.clone().into());
+    add(dataset_node.clone(), rdf::TYPE.into(), sd("Dataset").into());
+    add(dataset_node.clone(), rdf::TYPE.into(), void("Dataset").into());
+    add(dataset_node.clone(), void("sparqlEndpoint"), endpoint.clone().into());
+    add(dataset_node.clone(), void("triples"), count(header.quad_count));
+    add(dataset_node.clone(), void("distinctTerms"), count(header.term_count));
+    add(dataset_node.clone(), void("properties"), count((card.predicates.len() as u64) + card.predicates_more));
+    add(dataset_node.clone(), void("classes"), count((card.classes.len() as u64) + card.classes_more));
+    let default_graph: NamedOrBlankNode = BlankNode::default().into();
+    add(dataset_node.clone(), sd("defaultGraph"), default_graph.clone().into());
+    add(default_graph.clone(), rdf::TYPE.into(), sd("Graph").into());
+    let named_quads: u64 = graphs.iter().map(|(_, quads)| quads).sum();
+    add(default_graph, void("triples"), count(header.quad_count.saturating_sub(named_quads)));
+    let sd_dataset = dataset_node.clone();
+    let default_graph = dataset_node;
+    for predicate in &card.predicates {
+        let Ok(iri) = NamedNode::new(predicate.iri.as_str()) else { continue };
+        let partition: NamedOrBlankNode = BlankNode::default().into();
+        add(default_graph.clone(), void("propertyPartition"), partition.clone().into());
+        add(partition.clone(), void("property"), iri.into());
+        add(partition, void("triples"), count(predicate.quads));
+    }
+    for class in &card.classes {
+        let Ok(iri) = NamedNode::new(class.iri.as_str()) else { continue };
+        let partition: NamedOrBlankNode = BlankNode::default().into();
+        add(default_graph.clone(), void("classPartition"), partition.clone().into());
+        add(partition.clone(), void("class"), iri.into());
+        add(partition, void("entities"), count(class.instances));
+    }
+    for (graph_name, quads) in &graphs {
+        let named: NamedOrBlankNode = BlankNode::default().into();
+        let graph: NamedOrBlankNode = BlankNode::default().into();
+        add(sd_dataset.clone(), sd("namedGraph"), named.clone().into());
+        add(named.clone(), sd("name"), graph_name.clone());
+        add(named, sd("graph"), graph.clone().into());
+        add(graph.clone(), rdf::TYPE.into(), sd("Graph").into());
+        add(graph, void("triples"), count(*quads));
+    }
+
+    // Grouped by subject, so Turtle writes each node once.
+    triples.sort_by_cached_key(|t| (matches!(t.subject, NamedOrBlankNode::BlankNode(_)), t.subject.to_string()));
+    let bytes = match format {
+        Format::Rdf(rf) => triples_to_bytes(&triples, rf, &[("sd", SD), ("void", VOID), ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
+            .map_err(|e| HttpError::Internal(format!("writing the service description failed: {e}")))?,
+        _ => {
+            let mut page = html::head(&format!("{name}: SPARQL endpoint"), Some(name));
+            let example = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 10";
+            page.push_str(&html::query_form(name, example));
+            let _ = write!(
+                page,
+                "<p>{} triples, {} terms, {} named graphs. This page is the HTML form of the <a href=\"?format=ttl\">service description</a>.</p>\n{}",
+                header.quad_count,
+                header.term_count,
+                graphs.len(),
+                html::FOOT
+            );
+            page.into_bytes()
+        }
+    };
+    Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
+}
