@@ -18,14 +18,16 @@ pub struct Config {
     /// `MAX_TIME_MS`: wall-clock time of one request, checked between
     /// rounds and while evaluating (with the runtime's CPU-limit signal).
     pub max_time_ms: u64,
-    /// `MAX_ROUNDS`: sequential rounds of R2 reads for one request.
+    /// `MAX_ROUNDS`: sequential rounds of block reads for one request (the
+    /// pointer and the open, one or two rounds, are not counted).
     pub max_rounds: u64,
     /// `MAX_READ_BYTES`: bytes read from R2 by one request.
     pub max_read_bytes: u64,
-    /// `MAX_BLOCK_MEMORY_BYTES`: decoded blocks one request may hold at once.
-    pub max_block_memory_bytes: u64,
-    /// `CACHE_BYTES`: the per-file block cache kept in the isolate between requests.
+    /// `CACHE_BYTES`: a block cache's budget: the decoded blocks one query
+    /// may hold at once, kept in the isolate for the next queries.
     pub cache_bytes: u64,
+    /// `MAX_CONCURRENT_QUERIES`: block caches in the isolate; more queries wait.
+    pub max_concurrent_queries: u64,
     /// `MAX_QUERY_BYTES`: longest query text (GET parameter or POST body).
     pub max_query_bytes: u64,
     /// `COALESCE_GAP_BYTES`: ranges closer than this are read as one.
@@ -50,8 +52,8 @@ impl Default for Config {
             max_time_ms: 20_000,
             max_rounds: 256,
             max_read_bytes: 64 << 20,
-            max_block_memory_bytes: 48 << 20,
-            cache_bytes: 16 << 20,
+            cache_bytes: 24 << 20,
+            max_concurrent_queries: 2,
             max_query_bytes: 64 << 10,
             coalesce_gap_bytes: 32 << 10,
             pointer_ttl_s: 5,
@@ -74,8 +76,8 @@ impl Config {
             ("MAX_TIME_MS", &mut config.max_time_ms),
             ("MAX_ROUNDS", &mut config.max_rounds),
             ("MAX_READ_BYTES", &mut config.max_read_bytes),
-            ("MAX_BLOCK_MEMORY_BYTES", &mut config.max_block_memory_bytes),
             ("CACHE_BYTES", &mut config.cache_bytes),
+            ("MAX_CONCURRENT_QUERIES", &mut config.max_concurrent_queries),
             ("MAX_QUERY_BYTES", &mut config.max_query_bytes),
             ("COALESCE_GAP_BYTES", &mut config.coalesce_gap_bytes),
             ("POINTER_TTL_S", &mut config.pointer_ttl_s),

@@ -2,15 +2,16 @@
 //! README "R2 layout"): `datasets/NAME/current.json` points at an immutable
 //! `datasets/NAME/<content-hash>.rete`. Pointers are reused for a few
 //! seconds; an opened file's header, INDEX, first 16 KiB and block cache
-//! stay in isolate memory keyed by content hash, so a warm request starts
-//! reading blocks at once.
+//! stay in isolate memory keyed by content hash (blocks in the driver's
+//! cache pool, keyed the same way), so a warm request starts reading blocks
+//! at once.
 
 use crate::config::Config;
 use crate::http_error::HttpError;
 use crate::r2_source::R2;
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
-use rete_core::read::{BlockCache, decode_index};
+use rete_core::read::decode_index;
 use rete_core::{ByteRange, Header, SectionKind};
 use serde::Deserialize;
 use std::cell::RefCell;
@@ -86,8 +87,6 @@ pub struct OpenFile {
     pub index: Index,
     /// Bytes `[0, 16 KiB)`: header, INDEX and usually CARD.
     pub prefix: Rc<Vec<u8>>,
-    /// The block cache between requests; a request takes it and gives it back.
-    pub cache: RefCell<Option<BlockCache>>,
     /// Other small ranges read since (CARD past the first 16 KiB…), kept
     /// up to [`MAX_KEPT_RANGE_BYTES`] in all.
     pub kept: RefCell<Vec<(ByteRange, Rc<Vec<u8>>)>>,
@@ -192,7 +191,7 @@ async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpEr
         r2.get_ranges(key, &prefix.etag, &[section.range()]).await?.pop().unwrap_or_default()
     };
     let index = decode_index(&header, &index_bytes).map_err(|e| HttpError::Corrupt(format!("{key}: {e}")))?;
-    let file = Rc::new(OpenFile { key: key.clone(), etag: prefix.etag, header, index, prefix: Rc::new(prefix.bytes), cache: RefCell::new(None), kept: RefCell::default() });
+    let file = Rc::new(OpenFile { key: key.clone(), etag: prefix.etag, header, index, prefix: Rc::new(prefix.bytes), kept: RefCell::default() });
     FILES.with(|files| {
         let mut files = files.borrow_mut();
         files.retain(|(version, _)| *version != entry.version);

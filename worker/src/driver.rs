@@ -1,23 +1,26 @@
-//! The host loop, written once: a run over the [`Store`] asks for blocks the
-//! request has not fetched (the source answers `Missing`, the store records
-//! the blocks), then [`Session::fetch_missing`] reads them all from R2 in one
-//! round of concurrent, coalesced ranged gets, feeds them, and the caller
-//! runs again. A run counts only once it finishes with nothing missing
-//! (docs/READ-PATH.md). Rounds, bytes, decoded-block memory and time are
-//! bounded per request.
+//! The host loop for R2, the asynchronous twin of `rete_core::read::run_in_rounds`:
+//! a run over the [`Store`] records what it could not read (blocks in the
+//! store, other ranges such as CARD in [`Fetched`]); then one round fetches
+//! all of it from R2 with concurrent, coalesced ranged gets, feeds it, and
+//! the caller runs again. A run counts only once it finished without a miss
+//! (`Store::misses` unchanged, docs/READ-PATH.md). Rounds, bytes and time
+//! are bounded per request; decoded blocks by the block cache's budget.
+//!
+//! Block caches live in an isolate-wide pool of at most
+//! `MAX_CONCURRENT_QUERIES`, each `CACHE_BYTES`: a request takes one (or
+//! waits for one) and gives it back, so decoded blocks never take more than
+//! their product, whatever the concurrency or the file size.
 
 use crate::config::Config;
-use crate::datasets::{self, Dataset, OpenFile};
+use crate::datasets::{self, Dataset};
 use crate::http_error::HttpError;
 use crate::r2_source::{R2, Stats};
-use rete_core::read::{Block, BlockCache, BlockKey, coalesce, slice_of};
+use futures_channel::oneshot;
+use rete_core::read::{BlockCache, coalesce, slice_of};
 use rete_core::{ByteRange, RangeSource, ReadError, Store};
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
-
-/// Readahead of a permutation scan never grows past this many blocks a round.
-const MAX_READAHEAD_BLOCKS: usize = 16;
 
 /// The bytes a request has fetched outside blocks (the first 16 KiB, CARD…),
 /// as a [`RangeSource`] that answers `Missing` for anything else and
@@ -62,8 +65,60 @@ impl RangeSource for Fetched {
     }
 }
 
+#[derive(Default)]
+struct Pool {
+    free: Vec<BlockCache>,
+    created: u64,
+    waiting: VecDeque<oneshot::Sender<BlockCache>>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::default();
+}
+
+/// A block cache from the pool: a free one, a new one while fewer than
+/// `max_caches` exist, else the next one given back.
+async fn take_cache(budget_bytes: usize, max_caches: u64) -> BlockCache {
+    let receiver = POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        if let Some(cache) = pool.free.pop() {
+            return Err(cache);
+        }
+        if pool.created < max_caches.max(1) {
+            pool.created += 1;
+            return Err(BlockCache::new(budget_bytes));
+        }
+        let (sender, receiver) = oneshot::channel();
+        pool.waiting.push_back(sender);
+        Ok(receiver)
+    });
+    let cache = match receiver {
+        Err(cache) => cache,
+        Ok(receiver) => receiver.await.unwrap_or_else(|_| BlockCache::new(budget_bytes)),
+    };
+    // A changed CACHE_BYTES takes effect as caches come back.
+    if cache.budget_bytes() == budget_bytes { cache } else { BlockCache::new(budget_bytes) }
+}
+
+fn give_back(mut cache: BlockCache) {
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        while let Some(waiter) = pool.waiting.pop_front() {
+            match waiter.send(cache) {
+                Ok(()) => return,
+                Err(returned) => cache = returned, // that request is gone
+            }
+        }
+        pool.free.push(cache);
+    });
+}
+
+/// Where a run started, to tell afterwards whether it missed something.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark(u64);
+
 /// One request's view of a dataset: a [`Store`] over [`Fetched`], and the
-/// R2 reads that fill it. Dropping it gives the block cache back to the isolate.
+/// R2 reads that fill it. Dropping it gives the block cache back to the pool.
 pub struct Session {
     store: Option<Store<Fetched>>,
     fetched: Fetched,
@@ -72,26 +127,26 @@ pub struct Session {
     stats: Rc<Stats>,
     max_rounds: u64,
     max_read_bytes: u64,
-    max_block_memory_bytes: u64,
     coalesce_gap_bytes: u64,
+    cache_bytes: u64,
     deadline_ms: f64,
     max_time_ms: u64,
     read_bytes: u64,
-    block_bytes: u64,
-    /// Permutation blocks fed so far, to detect a scan and read ahead.
-    fed: HashSet<BlockKey>,
+    /// Rounds of block reads so far (the open's reads are not counted here).
+    rounds: u64,
 }
 
 impl Session {
-    /// A session over an opened dataset, starting with its first 16 KiB.
-    pub fn new(dataset: &Dataset, r2: &R2, stats: &Rc<Stats>, config: &Config, deadline_ms: f64) -> Self {
-        let file: &OpenFile = &dataset.file;
+    /// A session over an opened dataset, starting with its first 16 KiB and
+    /// the small ranges earlier requests kept.
+    pub async fn new(dataset: &Dataset, r2: &R2, stats: &Rc<Stats>, config: &Config, deadline_ms: f64) -> Self {
+        let file = &dataset.file;
         let fetched = Fetched::default();
         fetched.insert(ByteRange { offset: 0, length: file.prefix.len() as u64 }, Rc::clone(&file.prefix));
         for (range, bytes) in file.kept.borrow().iter() {
             fetched.insert(*range, Rc::clone(bytes));
         }
-        let cache = file.cache.borrow_mut().take().unwrap_or_else(|| BlockCache::new(usize::try_from(config.cache_bytes).unwrap_or(usize::MAX)));
+        let cache = take_cache(usize::try_from(config.cache_bytes).unwrap_or(usize::MAX), config.max_concurrent_queries).await;
         let store = Store::from_parts(fetched.clone(), file.header.clone(), file.index.clone(), cache);
         Self {
             store: Some(store),
@@ -101,13 +156,12 @@ impl Session {
             stats: Rc::clone(stats),
             max_rounds: config.max_rounds,
             max_read_bytes: config.max_read_bytes,
-            max_block_memory_bytes: config.max_block_memory_bytes,
             coalesce_gap_bytes: config.coalesce_gap_bytes,
+            cache_bytes: config.cache_bytes,
             deadline_ms,
             max_time_ms: config.max_time_ms,
             read_bytes: 0,
-            block_bytes: 0,
-            fed: HashSet::new(),
+            rounds: 0,
         }
     }
 
@@ -119,115 +173,88 @@ impl Session {
         }
     }
 
-    /// Runs `attempt` until a run finishes with nothing missing, fetching
-    /// between runs; returns that run's result.
+    /// Call before a run; give the mark to [`Session::fetch_missing`] after it.
+    pub fn mark(&self) -> Mark {
+        Mark(self.store().misses())
+    }
+
+    /// Runs `attempt` until a run finishes without a miss, fetching between
+    /// runs; returns that run's result.
     pub async fn run<T>(&mut self, mut attempt: impl FnMut(&Store<Fetched>) -> T) -> Result<T, HttpError> {
         loop {
+            let mark = self.mark();
             let outcome = attempt(self.store());
-            if !self.fetch_missing().await? {
+            if !self.fetch_missing(mark).await? {
                 return Ok(outcome);
             }
         }
     }
 
-    /// Fetches what the last run missed: `Ok(false)` when nothing was
-    /// missing (the run is valid), `Ok(true)` when it must run again.
-    pub async fn fetch_missing(&mut self) -> Result<bool, HttpError> {
+    /// After a run begun at `mark`: `Ok(false)` when it missed nothing (its
+    /// result stands), `Ok(true)` once what it missed, and what it wants
+    /// ahead, is fetched and fed (run again).
+    pub async fn fetch_missing(&mut self, mark: Mark) -> Result<bool, HttpError> {
         let store = self.store();
-        let mut blocks: BTreeSet<BlockKey> = store.take_missing().into_iter().collect();
-        let raw_missing = self.fetched.take_missing();
-        if blocks.is_empty() && raw_missing.is_empty() {
-            return Ok(false);
-        }
-        self.read_ahead(&mut blocks);
-        let store = self.store();
-        let block_ranges: Vec<(BlockKey, ByteRange)> = blocks.iter().filter_map(|&key| store.block_range(key).map(|range| (key, range))).collect();
-        let block_set: HashSet<ByteRange> = block_ranges.iter().map(|(_, range)| *range).collect();
-        let mut raw: Vec<ByteRange> = raw_missing.into_iter().filter(|range| !block_set.contains(range)).collect();
+        let plan = store.fetch_plan(self.coalesce_gap_bytes);
+        let block_ranges: HashSet<ByteRange> = plan.blocks.iter().map(|(_, range)| *range).collect();
+        let mut raw: Vec<ByteRange> = self.fetched.take_missing().into_iter().filter(|range| !block_ranges.contains(range)).collect();
         raw.sort_unstable();
         raw.dedup();
-
-        let rounds = self.stats.rounds.get() + 1;
-        self.stats.rounds.set(rounds);
-        if rounds > self.max_rounds {
+        if store.misses() == mark.0 && raw.is_empty() {
+            // Complete; what the run wanted ahead is not needed any more.
+            return Ok(false);
+        }
+        if plan.is_empty() && raw.is_empty() {
+            return Err(HttpError::Internal("a run missed bytes but asked for none".into()));
+        }
+        self.stats.rounds.set(self.stats.rounds.get() + 1);
+        self.rounds += 1;
+        if self.rounds > self.max_rounds {
             return Err(HttpError::worker_budget("rounds", self.max_rounds, format!("query needs more than {} rounds of reads", self.max_rounds)));
         }
         if js_sys::Date::now() > self.deadline_ms {
             return Err(HttpError::worker_budget("deadline", self.max_time_ms, format!("query exceeded its time limit of {} ms", self.max_time_ms)));
         }
-        let merged = coalesce(block_ranges.iter().map(|(_, range)| *range).chain(raw.iter().copied()).collect(), self.coalesce_gap_bytes);
-        let round_bytes: u64 = merged.iter().map(|range| range.length).sum();
+        let raw_merged = coalesce(raw.clone(), self.coalesce_gap_bytes);
+        let all: Vec<ByteRange> = plan.ranges.iter().chain(&raw_merged).copied().collect();
+        let round_bytes: u64 = all.iter().map(|range| range.length).sum();
+        // Compressed blocks never decode smaller: a round larger than the
+        // cache cannot be held, so it is refused before it is read.
+        if round_bytes > self.cache_bytes {
+            return Err(HttpError::worker_budget("cache-bytes", self.cache_bytes, format!("query needs more than the block cache's {} bytes at once", self.cache_bytes)));
+        }
         if self.read_bytes + round_bytes > self.max_read_bytes {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));
         }
         self.read_bytes += round_bytes;
-        let bodies = match self.r2.get_ranges(&self.dataset.file.key, &self.dataset.file.etag, &merged).await {
+        let file = &self.dataset.file;
+        let mut bodies = match self.r2.get_ranges(&file.key, &file.etag, &all).await {
             Err(error @ HttpError::Changed(_)) => {
                 datasets::forget(&self.dataset.name, &self.dataset.entry.version);
                 return Err(error);
             }
             other => other?,
         };
-        let within = |range: ByteRange| -> Option<&[u8]> {
-            let position = merged.partition_point(|m| m.offset <= range.offset).checked_sub(1)?;
-            slice_of(merged[position], &bodies[position], range)
-        };
-        let store = self.store();
-        let mut added = 0u64;
-        for (key, range) in &block_ranges {
-            let bytes = within(*range).ok_or_else(|| HttpError::Internal(format!("fetched ranges do not cover {range:?}")))?;
-            store.feed(*key, bytes).map_err(|e| HttpError::Corrupt(format!("{}: {e}", self.dataset.file.key)))?;
-            added += match store.block(*key) {
-                Ok(Block::Dictionary(block)) => block.heap_bytes() as u64,
-                Ok(Block::Permutation(keys)) => (keys.len() * std::mem::size_of::<rete_core::format::permutation::Key>()) as u64,
-                Err(error) => return Err(error.into()),
-            };
-        }
-        for range in &raw {
-            let bytes = within(*range).ok_or_else(|| HttpError::Internal(format!("fetched ranges do not cover {range:?}")))?;
+        let raw_bodies = bodies.split_off(plan.ranges.len());
+        self.store().feed_plan(&plan, &bodies).map_err(|e| match e {
+            ReadError::Format(error) => HttpError::Corrupt(format!("{}: {error}", file.key)),
+            other => other.into(),
+        })?;
+        for range in raw {
+            let position = raw_merged.partition_point(|m| m.offset <= range.offset).checked_sub(1);
+            let bytes = position.and_then(|p| slice_of(raw_merged[p], &raw_bodies[p], range)).ok_or_else(|| HttpError::Internal(format!("fetched ranges do not cover {range:?}")))?;
             let bytes = Rc::new(bytes.to_vec());
-            self.dataset.file.keep(*range, &bytes);
-            self.fetched.insert(*range, bytes);
-            added += range.length;
-        }
-        self.fed.extend(block_ranges.iter().map(|(key, _)| *key));
-        self.block_bytes += added;
-        if self.block_bytes > self.max_block_memory_bytes {
-            return Err(HttpError::worker_budget("memory", self.max_block_memory_bytes, format!("query needs more than {} bytes of decoded blocks in memory", self.max_block_memory_bytes)));
+            file.keep(range, &bytes);
+            self.fetched.insert(range, bytes);
         }
         Ok(true)
-    }
-
-    /// A run that misses block n of a permutation right after block n-1 was
-    /// fed is scanning: fetch the next blocks too, doubling with the length
-    /// of the scan so far, so a scan of N blocks takes about log2(N) rounds.
-    fn read_ahead(&self, blocks: &mut BTreeSet<BlockKey>) {
-        let store = self.store();
-        let scans: Vec<(rete_core::Permutation, usize)> =
-            blocks.iter().filter_map(|key| if let BlockKey::Permutation(p, n) = *key { Some((p, n)) } else { None }).collect();
-        for (permutation, number) in scans {
-            let streak = (1..=MAX_READAHEAD_BLOCKS).take_while(|back| number.checked_sub(*back).is_some_and(|n| self.fed.contains(&BlockKey::Permutation(permutation, n)))).count();
-            if streak == 0 {
-                continue;
-            }
-            let count = streak.next_power_of_two().min(MAX_READAHEAD_BLOCKS);
-            let available = store.index().permutations[usize::from(permutation.id())].len();
-            for next in number + 1..(number + 1 + count).min(available) {
-                let key = BlockKey::Permutation(permutation, next);
-                if !self.fed.contains(&key) {
-                    store.want(key);
-                }
-            }
-        }
-        blocks.extend(store.take_missing());
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         if let Some(store) = self.store.take() {
-            store.release_fed();
-            self.dataset.file.cache.replace(Some(store.into_cache()));
+            give_back(store.into_cache());
         }
     }
 }

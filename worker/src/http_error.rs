@@ -153,6 +153,10 @@ impl From<ReadError> for HttpError {
         match error {
             ReadError::Format(error) => error.into(),
             ReadError::Missing(ranges) => Self::Internal(format!("{} byte ranges were still missing after the last round", ranges.len())),
+            ReadError::Budget { limit, max } => {
+                let message = ReadError::Budget { limit, max }.to_string();
+                Self::Budget { limit: limit.name(), max, message }
+            }
             other => Self::Storage(other.to_string()),
         }
     }

@@ -27,8 +27,9 @@ pub const RESOURCE_FORMATS: [Format; 5] =
 const MAX_HASH_IRIS: usize = 100;
 
 /// Speculative reads for an IRI whose id is not known yet: the SPO and OSP
-/// blocks of its dictionary block's id range, when they are this few.
+/// blocks of its dictionary block's id range, when they are this few and small.
 const MAX_SPECULATIVE_BLOCKS: usize = 4;
+const MAX_SPECULATIVE_BYTES: u64 = 1 << 20;
 
 /// One page of a view: triples, each marked outgoing (`true`) or incoming.
 struct Page {
@@ -57,10 +58,7 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
                 // blocks the IRI's id must fall in, in the same round.
                 if let Some((_, id_range)) = store.dictionary_block_for_term(&encoded) {
                     for permutation in [Permutation::Spo, Permutation::Osp] {
-                        let blocks = store.index().blocks_for_first_range(permutation, id_range.clone());
-                        if blocks.len() <= MAX_SPECULATIVE_BLOCKS {
-                            blocks.for_each(|n| store.want(BlockKey::Permutation(permutation, n)));
-                        }
+                        store.speculate(permutation, std::slice::from_ref(&id_range), MAX_SPECULATIVE_BLOCKS, MAX_SPECULATIVE_BYTES);
                     }
                 }
                 keep_first(&mut first_error, error);
@@ -176,7 +174,7 @@ pub async fn resource(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
     let view = View { name, title: iri.as_str().to_owned(), iri: iri.as_str().to_owned(), page, format };
     Ok(view.render(ctx, &mut session, &[iri]).await?.cacheable(&tag, ctx.config.cache_max_age_s))
 }
@@ -192,7 +190,7 @@ pub async fn base_iri(ctx: &Ctx, name: &str, iri: &str) -> Result<Reply, HttpErr
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms);
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
     let (has_triples, hashes) = session
         .run(|store| {
             let hashes = hash_iris(store, iri, MAX_HASH_IRIS);
