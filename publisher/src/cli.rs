@@ -304,14 +304,17 @@ pub struct PublishArgs {
     /// Retries of each failed request, with exponential backoff.
     #[arg(long, default_value_t = 5)]
     pub retries: usize,
-    /// Timeout of each request, in seconds.
+    /// Timeout of each request, in seconds (with --local: of each wrangler call, plus 1 s per 4 MiB).
     #[arg(long, default_value_t = 120)]
     pub timeout_s: u64,
-    /// Also read the whole object back and check its content hash before switching.
+    /// How the uploaded object is checked before switching: full or quick.
     ///
-    /// By default the size and the header bytes (which hold the content hash) are checked.
-    #[arg(long)]
-    pub verify_full: bool,
+    /// full (default) reads the whole object back and recomputes its content hash; quick
+    /// checks only its size and its header bytes (which hold the content hash), for large
+    /// files over slow links. Either way the server checked each request body against the
+    /// SHA-256 that signs it.
+    #[arg(long, value_name = "MODE", default_value = "full", value_parser = parse_verify)]
+    pub verify: Verify,
     /// Print one JSON object (dataset, version, key, bytes, URLs) on stdout.
     #[arg(long)]
     pub json: bool,
@@ -361,7 +364,7 @@ impl PublishArgs {
             temp_dir: self.temp_dir.clone(),
             target: self.target.to_options(tuning),
             url: self.url.clone(),
-            verify: if self.verify_full { Verify::Full } else { Verify::Quick },
+            verify: self.verify,
             json: self.json,
             dry_run: self.dry_run,
             progress: interactive && !self.quiet && !self.json,
@@ -373,6 +376,15 @@ impl PublishArgs {
 /// Parses `--format` of `rete query`.
 fn parse_result_format(name: &str) -> Result<ResultFormat, String> {
     ResultFormat::from_name(name).ok_or_else(|| format!("unknown format {name:?}; expected json, xml, csv, tsv, nt, ttl, nq, trig, jsonld or rdf"))
+}
+
+/// Parses `--verify` of `rete publish`.
+fn parse_verify(mode: &str) -> Result<Verify, String> {
+    match mode {
+        "full" => Ok(Verify::Full),
+        "quick" => Ok(Verify::Quick),
+        _ => Err(format!("unknown verify mode {mode:?}; expected full or quick")),
+    }
 }
 
 /// Checks an absolute IRI flag.

@@ -2,7 +2,10 @@
 //! (SigV4 checks, multipart uploads kept on disk) started in-process on
 //! 127.0.0.1 by each test, behind a thin layer that can fail or hold part
 //! uploads. The `rete` binary runs as a child process, as a user runs it; the
-//! stored objects are read back through the library's S3 target.
+//! stored objects are read back through the library's S3 target. Every child
+//! runs under a deadline ([`CHILD_LIMIT`]): a test fails, it never hangs.
+//!
+//! `publish_throughput` (ignored) is the upload benchmark of docs/BENCHMARK.md.
 
 use http::{Method, Response};
 use rete_publisher::ingest::build::{BuildOptions, build};
@@ -12,7 +15,7 @@ use rete_publisher::r2::layout::{self, VersionEntry};
 use rete_publisher::r2::s3::S3Target;
 use rete_publisher::r2::{Target, Tuning};
 use std::borrow::BorrowMut;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,6 +39,11 @@ struct Faults {
     parts_seen: AtomicU32,
     /// Multipart aborts received (`DELETE ?uploadId=…`).
     aborts_seen: AtomicU32,
+    /// Answer 500 to every PUT of a `current.json` while not 0.
+    fail_pointer_puts: AtomicU32,
+    /// Flip the last byte of GET answers longer than 16 KiB for `.rete` keys while not 0
+    /// (the stored object stays intact: only what the reader sees differs).
+    corrupt_reads: AtomicU32,
 }
 
 struct Server {
@@ -97,13 +105,15 @@ async fn faulty(service: &s3s::service::S3Service, faults: &Faults, request: htt
     if request.method() == Method::DELETE && query.contains("uploadId=") {
         faults.aborts_seen.fetch_add(1, Ordering::SeqCst);
     }
+    if request.method() == Method::PUT && request.uri().path().ends_with("/current.json") && faults.fail_pointer_puts.load(Ordering::SeqCst) != 0 {
+        return Ok(injected_error());
+    }
     let part: Option<u32> = if request.method() == Method::PUT { query.split('&').find_map(|p| p.strip_prefix("partNumber=")?.parse().ok()) } else { None };
     if let Some(part) = part {
         faults.parts_seen.fetch_add(1, Ordering::SeqCst);
         let from = faults.fail_parts_from.load(Ordering::SeqCst);
         if (from != 0 && part >= from) || faults.fail_next_parts.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
-            let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code><Message>injected by the test</Message></Error>";
-            return Ok(Response::builder().status(500).body(s3s::Body::from(body.to_owned())).expect("response"));
+            return Ok(injected_error());
         }
         loop {
             let stall = faults.stall_parts_from.load(Ordering::SeqCst);
@@ -113,13 +123,34 @@ async fn faulty(service: &s3s::service::S3Service, faults: &Faults, request: htt
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
-    service.call(request.map(s3s::Body::from)).await
+    let corrupt = request.method() == Method::GET && request.uri().path().ends_with(".rete") && faults.corrupt_reads.load(Ordering::SeqCst) != 0;
+    let mut response = service.call(request.map(s3s::Body::from)).await?;
+    if corrupt && response.status().is_success() {
+        let mut body = response.body_mut().store_all_limited(1 << 30).await.expect("read the answer").to_vec();
+        if body.len() > 16 << 10
+            && let Some(last) = body.last_mut()
+        {
+            *last ^= 1;
+        }
+        *response.body_mut() = s3s::Body::from(bytes::Bytes::from(body));
+    }
+    Ok(response)
+}
+
+fn injected_error() -> s3s::HttpResponse {
+    let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code><Message>injected by the test</Message></Error>";
+    Response::builder().status(500).body(s3s::Body::from(body.to_owned())).expect("response")
 }
 
 /// `rete ARGS` with R2 pointed at `server` (none: no R2 configuration at all) and a
 /// private HOME, so the developer's own config file is never read.
 fn rete(server: Option<&Server>, home: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rete"));
+    rete_at(Path::new(env!("CARGO_BIN_EXE_rete")), server, home, args)
+}
+
+/// [`rete`] with another build of the binary.
+fn rete_at(binary: &Path, server: Option<&Server>, home: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(binary);
     command.args(args).env("HOME", home).env_remove("XDG_CONFIG_HOME").stdin(Stdio::null());
     for name in rete_publisher::r2::config::ENV_VARS {
         command.env_remove(name);
@@ -130,9 +161,46 @@ fn rete(server: Option<&Server>, home: &Path, args: &[&str]) -> Command {
     command
 }
 
+/// The longest any child process of these tests may run.
+const CHILD_LIMIT: Duration = Duration::from_secs(240);
+
+/// Runs `command` to completion, killing it and failing the test after `limit`.
+fn output_within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+    // Read on threads, through channels: a grandchild holding a pipe must not block the test.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            let _ = sender.send(bytes);
+        });
+        receiver
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = stderr.recv_timeout(Duration::from_secs(2)).unwrap_or_default();
+            panic!("{command:?} did not finish within {limit:?}; its stderr:\n{}", String::from_utf8_lossy(&stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let collect = |receiver: std::sync::mpsc::Receiver<Vec<u8>>| receiver.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+    Output { status, stdout: collect(stdout), stderr: collect(stderr) }
+}
+
 fn run(mut command: impl BorrowMut<Command>) -> Output {
     let command = command.borrow_mut();
-    let output = command.output().expect("run rete");
+    let output = output_within(command, CHILD_LIMIT);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains(SECRET) && !String::from_utf8_lossy(&output.stdout).contains(SECRET), "the secret was printed:\n{stderr}");
     output
@@ -285,7 +353,7 @@ fn multipart_upload_reads_back_byte_for_byte() {
     let big = big_rete();
     let local = std::fs::read(big).expect("read big");
     let started = Instant::now();
-    let report = json(rete(Some(&server), home.path(), &["publish", path_str(big), "--name", "big", "--part-size", "5MiB", "--parallel", "3", "--verify-full", "--json"]));
+    let report = json(rete(Some(&server), home.path(), &["publish", path_str(big), "--name", "big", "--part-size", "5MiB", "--parallel", "3", "--verify", "full", "--json"]));
     let elapsed = started.elapsed();
     let key = report["key"].as_str().expect("key").to_owned();
     assert_eq!(report["bytes"], local.len() as u64);
@@ -322,7 +390,8 @@ fn failed_parts_leave_the_previous_version_served() {
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(failed.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains(&format!("still serves {v1}")) && stderr.contains("re-run"), "{stderr}");
-    assert!(stderr.contains("part 2"), "{stderr}");
+    // Parts 2 and 3 both fail, in parallel: either may be the one reported.
+    assert!(stderr.contains("(part 2 of 3)") || stderr.contains("(part 3 of 3)"), "{stderr}");
     assert_eq!(server.pointer("ds").expect("pointer").version, v1);
     assert_eq!(server.target().size(&layout::file_key("ds", &version_of(big))).expect("head"), None, "no half-visible object");
     assert!(server.faults.aborts_seen.load(Ordering::SeqCst) >= 1, "the multipart upload is aborted");
@@ -376,6 +445,117 @@ fn killed_mid_upload_then_rerun() {
     assert_eq!(server.pointer("ds").expect("pointer").version, version_of(big));
 }
 
+/// Waits for `child`, failing the test after [`CHILD_LIMIT`].
+fn wait_within(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + CHILD_LIMIT;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the child did not finish within {CHILD_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_aborts_the_upload() {
+    let server = Server::start();
+    let home = tempfile::tempdir().expect("home");
+    let dir = tempfile::tempdir().expect("dir");
+    let small = build_rete(dir.path(), "small", 20, 13, 12);
+    ok(rete(Some(&server), home.path(), &["publish", path_str(&small), "--name", "ds", "-q"]));
+    let v1 = version_of(&small);
+
+    server.faults.stall_parts_from.store(2, Ordering::SeqCst);
+    let big = big_rete();
+    let mut child = rete(Some(&server), home.path(), &["publish", path_str(big), "--name", "ds", "--part-size", "5MiB", "--parallel", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while server.faults.parts_seen.load(Ordering::SeqCst) < 2 {
+        assert!(Instant::now() < deadline, "the upload never reached part 2");
+        assert!(child.try_wait().expect("child").is_none(), "publish ended before it was interrupted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let interrupt = output_within(Command::new("kill").args(["-INT", &child.id().to_string()]), Duration::from_secs(10));
+    assert!(interrupt.status.success(), "kill -INT failed");
+    let status = wait_within(&mut child);
+    server.faults.stall_parts_from.store(0, Ordering::SeqCst);
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("read stderr");
+    assert_eq!(status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("interrupted while uploading") && stderr.contains(&format!("still serves {v1}")), "{stderr}");
+    assert!(server.faults.aborts_seen.load(Ordering::SeqCst) >= 1, "the multipart upload is aborted");
+    assert_eq!(server.pointer("ds").expect("pointer").version, v1);
+    assert_eq!(server.target().size(&layout::file_key("ds", &version_of(big))).expect("head"), None, "no half-visible object");
+}
+
+#[test]
+fn failed_switch_then_rerun_reuses_the_upload() {
+    let server = Server::start();
+    let home = tempfile::tempdir().expect("home");
+    let dir = tempfile::tempdir().expect("dir");
+    let v1_file = build_rete(dir.path(), "v1", 20, 14, 12);
+    let v2_file = build_rete(dir.path(), "v2", 30, 15, 12);
+    let (v1, v2) = (version_of(&v1_file), version_of(&v2_file));
+    ok(rete(Some(&server), home.path(), &["publish", path_str(&v1_file), "--name", "ds", "-q"]));
+
+    // The file and its entry are written, the pointer PUT fails: v1 stays served.
+    server.faults.fail_pointer_puts.store(1, Ordering::SeqCst);
+    let failed = run(rete(Some(&server), home.path(), &["publish", path_str(&v2_file), "--name", "ds", "--retries", "1"]));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("datasets/ds/current.json") && stderr.contains(&format!("still serves {v1}")), "{stderr}");
+    assert_eq!(server.pointer("ds").expect("pointer").version, v1);
+    assert!(server.target().size(&layout::file_key("ds", &v2)).expect("head").is_some());
+
+    // Re-running checks the stored object, reuses it and switches.
+    server.faults.fail_pointer_puts.store(0, Ordering::SeqCst);
+    let rerun = json(rete(Some(&server), home.path(), &["publish", path_str(&v2_file), "--name", "ds", "--json"]));
+    assert_eq!((rerun["action"].as_str(), rerun["previous"].as_str()), (Some("reused"), Some(v1.as_str())));
+    assert_eq!(server.pointer("ds").expect("pointer").version, v2);
+
+    // A damaged current.json does not block a publish: it is replaced, with a warning.
+    let target = server.target();
+    target.put_bytes(&layout::pointer_key("ds"), b"{not json", "application/json").expect("put");
+    let output = run(rete(Some(&server), home.path(), &["publish", path_str(&v1_file), "--name", "ds", "--json"]));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && stderr.contains("is invalid"), "{stderr}");
+    assert_eq!(server.pointer("ds").expect("pointer").version, v1);
+}
+
+#[test]
+fn a_corrupt_read_back_blocks_the_switch() {
+    let server = Server::start();
+    let home = tempfile::tempdir().expect("home");
+    let dir = tempfile::tempdir().expect("dir");
+    let v1_file = build_rete(dir.path(), "v1", 20, 16, 12);
+    let v2_file = build_rete(dir.path(), "v2", 3000, 17, 64);
+    assert!(std::fs::metadata(&v2_file).expect("v2").len() > 16 << 10, "v2 must be longer than the corrupted threshold");
+    let (v1, v2) = (version_of(&v1_file), version_of(&v2_file));
+    ok(rete(Some(&server), home.path(), &["publish", path_str(&v1_file), "--name", "ds", "-q"]));
+
+    // The default check reads the object back: the flipped byte is caught, nothing switches.
+    server.faults.corrupt_reads.store(1, Ordering::SeqCst);
+    let failed = run(rete(Some(&server), home.path(), &["publish", path_str(&v2_file), "--name", "ds"]));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("does not match the local file: content hash") && stderr.contains(&format!("still serves {v1}")), "{stderr}");
+    assert_eq!(server.pointer("ds").expect("pointer").version, v1);
+
+    // Reads are sound again: the stored object checks out, is reused, and is switched to.
+    server.faults.corrupt_reads.store(0, Ordering::SeqCst);
+    let rerun = json(rete(Some(&server), home.path(), &["publish", path_str(&v2_file), "--name", "ds", "--json"]));
+    assert_eq!(rerun["action"], "reused");
+    assert_eq!(server.pointer("ds").expect("pointer").version, v2);
+}
+
 #[test]
 fn wrong_credentials_fail_clearly() {
     let server = Server::start();
@@ -392,6 +572,13 @@ fn wrong_credentials_fail_clearly() {
 
     let listing = run(rete(Some(&server), home.path(), &["ls"]).env("R2_ACCESS_KEY_ID", "AKIDUNKNOWN"));
     assert_eq!(listing.status.code(), Some(4), "{}", String::from_utf8_lossy(&listing.stderr));
+
+    // A bucket that does not exist is named. (s3s-fs creates buckets on a PUT, so only a
+    // listing shows this here; R2 answers NoSuchBucket to both.)
+    let listing = run(rete(Some(&server), home.path(), &["ls", "--bucket", "no-such-bucket"]));
+    let stderr = String::from_utf8_lossy(&listing.stderr);
+    assert_eq!(listing.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("bucket no-such-bucket at") && stderr.contains("does not exist"), "{stderr}");
 }
 
 #[test]
@@ -482,15 +669,22 @@ fn local_wrangler_target() {
     assert_eq!(second["previous"], v1.as_str());
 
     // What `wrangler dev` would serve, read with wrangler itself.
-    let pointer = Command::new(root.join("node_modules/.bin/wrangler"))
-        .args(["r2", "object", "get", "rete/datasets/ds/current.json", "--local", "--persist-to", &state_arg, "--pipe"])
-        .envs(rete_publisher::r2::local::QUIET_WRANGLER_ENV)
-        .current_dir(&root)
-        .output()
-        .expect("wrangler get");
+    let pointer = output_within(
+        Command::new(root.join("node_modules/.bin/wrangler"))
+            .args(["r2", "object", "get", "rete/datasets/ds/current.json", "--local", "--persist-to", &state_arg, "--pipe"])
+            .envs(rete_publisher::r2::local::QUIET_WRANGLER_ENV)
+            .current_dir(&root),
+        CHILD_LIMIT,
+    );
     assert!(pointer.status.success(), "{}", String::from_utf8_lossy(&pointer.stderr));
     let pointer = VersionEntry::from_json(&pointer.stdout, "ds").expect("pointer JSON");
     assert_eq!(pointer.version, v2);
+
+    // A ranged read of the stored object gives the file's bytes.
+    let local_target = rete_publisher::r2::local::LocalTarget::new("rete".into(), &state, Duration::from_secs(120)).expect("local target");
+    let bytes = std::fs::read(&v2_file).expect("read v2");
+    let len = bytes.len() as u64;
+    assert_eq!(local_target.get_range(&layout::file_key("ds", &v2), 100..len - 10).expect("ranged read"), &bytes[100..bytes.len() - 10]);
 
     let listing = json(&mut local(&["ls", "--local", "--json"]));
     assert_eq!(listing[0]["current"], v2.as_str());
@@ -502,4 +696,48 @@ fn local_wrangler_target() {
     let listing = json(&mut local(&["ls", "ds", "--local", "--json"]));
     assert_eq!(listing[0]["current"], v1.as_str());
     assert_eq!(listing[0]["versions"].as_array().map(Vec::len), Some(1));
+}
+
+/// The upload benchmark of docs/BENCHMARK.md "Publish": publishes RETE_BENCH_FILE (a
+/// `.rete`) to a fresh in-process s3s-fs server RETE_BENCH_RUNS times (default 5) per
+/// verify mode (RETE_BENCH_VERIFY, default "quick full"), with RETE_BENCH_BIN (default:
+/// this build's `rete`) and RETE_BENCH_ARGS (extra flags), and prints each run and the medians.
+///
+/// RETE_BENCH_FILE=big.rete RETE_BENCH_BIN=target/release/rete \
+///   cargo test -p rete-publisher --test publish -- --ignored --nocapture publish_throughput
+#[test]
+#[ignore]
+fn publish_throughput() {
+    let Some(file) = std::env::var_os("RETE_BENCH_FILE").map(PathBuf::from) else {
+        println!("set RETE_BENCH_FILE to a .rete file");
+        return;
+    };
+    let binary = std::env::var_os("RETE_BENCH_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_rete")), PathBuf::from);
+    let runs: usize = std::env::var("RETE_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let extra = std::env::var("RETE_BENCH_ARGS").unwrap_or_default();
+    let bytes = std::fs::metadata(&file).expect("bench file").len();
+    let home = tempfile::tempdir().expect("home");
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    println!("{} ({bytes} bytes) with {} {extra}", file.display(), binary.display());
+    let modes = std::env::var("RETE_BENCH_VERIFY").unwrap_or_else(|_| "quick full".into());
+    for verify in modes.split_whitespace() {
+        let (mut upload_rates, mut walls) = (Vec::new(), Vec::new());
+        for run in 1..=runs.max(1) {
+            let server = Server::start();
+            let mut args = vec!["publish", path_str(&file), "--name", "bench", "--json", "--verify", verify];
+            args.extend(extra.split_whitespace());
+            let started = Instant::now();
+            let report = json(rete_at(&binary, Some(&server), home.path(), &args));
+            let wall = started.elapsed().as_secs_f64();
+            let rate = report["upload_bytes_per_s"].as_f64().expect("upload rate") / 1e6;
+            println!("verify {verify} run {run}: upload {rate:.1} MB/s; whole command {wall:.2} s ({:.1} MB/s)", bytes as f64 / wall / 1e6);
+            upload_rates.push(rate);
+            walls.push(wall);
+        }
+        let wall = median(walls);
+        println!("verify {verify}: median upload {:.1} MB/s; median whole command {wall:.2} s ({:.1} MB/s)", median(upload_rates), bytes as f64 / wall / 1e6);
+    }
 }

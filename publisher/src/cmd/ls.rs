@@ -24,7 +24,7 @@ pub fn run(target: &TargetOptions, name: Option<&str>, json: bool) -> Result<()>
         eprintln!("no datasets{} on {}", name.map(|n| format!(" named {n}")).unwrap_or_default(), opened.target.describe());
         return Ok(());
     }
-    println!("{:<24} {:<34} {:>14} {:>12}  {:<20}  STATE", "DATASET", "VERSION", "BYTES", "QUADS", "PUBLISHED");
+    println!("{:<24} {:<34} {:>14} {:>12}  {:<24}  STATE", "DATASET", "VERSION", "BYTES", "QUADS", "PUBLISHED");
     for dataset in &datasets {
         if let Some(error) = &dataset.current_error {
             eprintln!("rete: {}: current.json is invalid: {error}", dataset.name);
@@ -37,7 +37,7 @@ pub fn run(target: &TargetOptions, name: Option<&str>, json: bool) -> Result<()>
             let marker = if Some(version.version.as_str()) == current { "*" } else { " " };
             let bytes = version.file.as_ref().map(|f| f.bytes).or(version.entry.as_ref().map(|e| e.bytes));
             println!(
-                "{:<24} {marker}{:<33} {:>14} {:>12}  {:<20}  {}",
+                "{:<24} {marker}{:<33} {:>14} {:>12}  {:<24}  {}",
                 dataset.name,
                 version.version,
                 bytes.map_or_else(|| "-".to_owned(), |b| b.to_string()),

@@ -9,7 +9,7 @@ use crate::cmd::UsageError;
 use crate::ingest::build::{BuildOptions, build};
 use crate::ingest::input::{Input, format_from_name};
 use crate::r2::layout::{self, VersionEntry};
-use crate::r2::{self, Target, TargetOptions, Verify};
+use crate::r2::{self, TargetOptions, Verify};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rete_core::Header;
@@ -154,7 +154,14 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
 
     // 2. What is served now.
     let current = match target.get(&pointer_key)? {
-        Some(bytes) => Some(VersionEntry::from_json(&bytes, &options.name).map_err(|e| anyhow::anyhow!("{pointer_key} on {}: {e}", target.describe()))?),
+        Some(bytes) => match VersionEntry::from_json(&bytes, &options.name) {
+            Ok(entry) => Some(entry),
+            // Publishing replaces it; say so rather than refuse.
+            Err(e) => {
+                eprintln!("rete: warning: {pointer_key} on {} is invalid ({e}); this publish replaces it", target.describe());
+                None
+            }
+        },
         None => None,
     };
     report.previous = current.as_ref().map(|c| c.version.clone());
@@ -185,11 +192,17 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
     // 3. The file, unless a previous run already stored it.
     let mut upload = || -> Result<()> {
         let stored = target.size(&key)?;
-        let reusable = stored == Some(local.bytes) && target.verify(&key, local.bytes, &local.header_bytes, local.header.content_hash, options.verify).is_ok();
+        let show = options.progress && !options.quiet;
+        let reusable = stored == Some(local.bytes) && {
+            let bar = progress_bar(show, local.bytes, format!("checking the stored {key}"));
+            let checked = target.verify(&key, local.bytes, &local.header_bytes, local.header.content_hash, options.verify, &bar);
+            bar.finish_and_clear();
+            checked.is_ok()
+        };
         if reusable {
             report.action = "reused";
         } else {
-            let bar = upload_bar(options.progress && !options.quiet, local.bytes, &target);
+            let bar = progress_bar(show, local.bytes, format!("uploading to {}", target.describe()));
             let stats = target.upload_file(&key, &file, local.bytes, &bar)?;
             bar.finish_and_clear();
             let rate = stats.bytes as f64 / stats.elapsed.as_secs_f64().max(1e-9);
@@ -199,7 +212,10 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
                 let parts = if stats.parts > 1 { format!(", {} parts of {} MiB", stats.parts, stats.part_bytes >> 20) } else { String::new() };
                 eprintln!("uploaded {} bytes in {:.2} s ({:.1} MB/s{parts})", stats.bytes, stats.elapsed.as_secs_f64(), rate / 1e6);
             }
-            target.verify(&key, local.bytes, &local.header_bytes, local.header.content_hash, options.verify)?;
+            let bar = progress_bar(show, local.bytes, format!("verifying {key}"));
+            let checked = target.verify(&key, local.bytes, &local.header_bytes, local.header.content_hash, options.verify, &bar);
+            bar.finish_and_clear();
+            checked?;
         }
         // 4. The history entry (kept as first written), then the switch.
         let entry_key = layout::entry_key(&options.name, &version);
@@ -283,7 +299,8 @@ impl LocalFile {
     }
 }
 
-fn upload_bar(show: bool, bytes: u64, target: &Target) -> ProgressBar {
+/// A byte progress bar on stderr, or a hidden one.
+fn progress_bar(show: bool, bytes: u64, message: String) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
@@ -291,7 +308,7 @@ fn upload_bar(show: bool, bytes: u64, target: &Target) -> ProgressBar {
     if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }
-    bar.set_message(format!("uploading to {}", target.describe()));
+    bar.set_message(message);
     bar
 }
 

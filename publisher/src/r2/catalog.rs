@@ -36,7 +36,7 @@ impl StoredVersion {
     pub fn published_at(&self) -> String {
         match (&self.entry, &self.file) {
             (Some(entry), _) => entry.published_at.clone(),
-            (None, Some(ObjectInfo { modified_unix_s: Some(s), .. })) => chrono::DateTime::from_timestamp(*s, 0).map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default(),
+            (None, Some(ObjectInfo { modified_unix_s: Some(s), .. })) => chrono::DateTime::from_timestamp(*s, 0).map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()).unwrap_or_default(),
             _ => String::new(),
         }
     }

@@ -210,8 +210,9 @@ impl S3Target {
         Ok(UploadStats { bytes, parts, part_bytes, elapsed: started.elapsed() })
     }
 
-    /// Checks length, header bytes and, in full mode, the content hash.
-    pub fn verify(&self, key: &str, bytes: u64, header: &[u8], content_hash: u128, mode: Verify) -> Result<(), StorageError> {
+    /// Checks length, header bytes and, in full mode, the content hash of
+    /// the whole object read back.
+    pub fn verify(&self, key: &str, bytes: u64, header: &[u8], content_hash: u128, mode: Verify, progress: &ProgressBar) -> Result<(), StorageError> {
         let mismatch = |detail: String| StorageError::Mismatch { target: self.describe(), key: key.to_owned(), detail };
         match self.size(key)? {
             Some(found) if found == bytes => {}
@@ -222,16 +223,29 @@ impl S3Target {
         if stored_header != header {
             return Err(mismatch("its header differs".into()));
         }
+        progress.inc(header.len() as u64);
         if mode == Verify::Full {
+            // Ranged GETs of one part size, `parallel_parts` in flight and hashed in
+            // order: each request stays within the request timeout whatever the
+            // object's size, and memory stays at a few parts.
             let location = ObjectPath::from(key);
-            let hash = self.block(&format!("reading {key} back"), async {
-                let mut stream = self.store.get(&location).await?.into_stream();
+            let chunk = self.tuning.part_bytes.max(1);
+            let ranges: Vec<Range<u64>> = (0..bytes.div_ceil(chunk)).map(|i| i * chunk..((i + 1) * chunk).min(bytes)).collect();
+            let (hash, read) = self.block(&format!("reading {key} back"), async {
+                let mut chunks = futures::stream::iter(ranges).map(|range| self.store.get_range(&location, range)).buffered(self.tuning.parallel_parts.max(1));
                 let mut hasher = ContentHasher::default();
-                while let Some(chunk) = stream.next().await {
-                    hasher.update(&chunk?);
+                let mut read = 0u64;
+                while let Some(chunk) = chunks.next().await {
+                    let chunk = chunk?;
+                    hasher.update(&chunk);
+                    read += chunk.len() as u64;
+                    progress.set_position(read);
                 }
-                Ok(hasher.finish())
+                Ok((hasher.finish(), read))
             })?;
+            if read != bytes {
+                return Err(mismatch(format!("{read} bytes read back, {bytes} sent")));
+            }
             if hash != content_hash {
                 return Err(mismatch(format!("content hash {hash:032x} read back, {content_hash:032x} expected")));
             }
@@ -251,10 +265,13 @@ fn attributes(content_type: &str) -> Attributes {
 
 /// Sorts an object_store error into credentials, network, or other.
 fn classify(target: String, op: String, error: object_store::Error) -> StorageError {
-    let detail = shorten(&error_chain(&error));
+    let chain = error_chain(&error);
+    let no_bucket = chain.contains("<Code>NoSuchBucket</Code>");
+    let detail = shorten(&chain);
     match error {
         object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => StorageError::Credentials { target, op, detail },
         _ if is_connect_error(&error) => StorageError::Unreachable { target, op, detail },
+        _ if no_bucket => StorageError::NoSuchBucket { target, op, detail },
         _ => StorageError::Failed { target, op, detail },
     }
 }
