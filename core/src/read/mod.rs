@@ -10,14 +10,15 @@
 mod cache;
 mod pattern;
 mod rounds;
+mod terms;
 
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
+pub use terms::DictionaryTerms;
 pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
 use crate::format::block;
 use crate::format::card::Card;
-use crate::format::dictionary::DictionaryBlock;
 use crate::format::header::{Header, SectionKind};
 use crate::format::index::Index;
 use crate::format::permutation::{self, Key, Permutation};
@@ -86,8 +87,8 @@ pub enum BlockKey {
 /// A decoded block.
 #[derive(Debug, Clone)]
 pub enum Block {
-    /// Terms of a dictionary block.
-    Dictionary(Arc<DictionaryBlock>),
+    /// Terms of a dictionary block (kept front-coded).
+    Dictionary(Arc<DictionaryTerms>),
     /// Keys of a permutation block.
     Permutation(Arc<Vec<Key>>),
 }
@@ -224,7 +225,7 @@ impl<S: RangeSource> Store<S> {
         let block = self.dictionary_block(number)?;
         let position = (id - self.index.dictionary[number].first_id) as usize;
         let entry = &self.index.dictionary[number];
-        block.get(position).map(<[u8]>::to_vec).ok_or_else(|| {
+        block.get(position).ok_or_else(|| {
             FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()
         })
     }
@@ -380,7 +381,7 @@ impl<S: RangeSource> Store<S> {
         bytes
     }
 
-    fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryBlock>, ReadError> {
+    fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryTerms>, ReadError> {
         match self.block(BlockKey::Dictionary(number))? {
             Block::Dictionary(block) => Ok(block),
             Block::Permutation(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
@@ -407,8 +408,8 @@ impl<S: RangeSource> Store<S> {
         let raw = block::open(sealed, &name, range.offset)?;
         Ok(match key {
             BlockKey::Dictionary(n) => {
-                let block = DictionaryBlock::decode(&raw, &name(), range.offset)?;
-                if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0) != Some(&self.index.dictionary[n].head[..]) {
+                let block = DictionaryTerms::decode(&raw, &name(), range.offset)?;
+                if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0).as_deref() != Some(&self.index.dictionary[n].head[..]) {
                     return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
                 }
                 Block::Dictionary(Arc::new(block))

@@ -9,12 +9,13 @@ use crate::format::permutation::{Key, Permutation};
 use crate::{ReadError, TermId};
 use std::sync::Arc;
 
-/// Blocks a scan wants past the one it misses when it has read none yet.
-const READAHEAD_FIRST_BLOCKS: usize = 3;
-/// Most blocks one miss of a scan wants past the missing one.
-const READAHEAD_MAX_BLOCKS: usize = 32;
-/// Most bytes one miss of a scan wants past the missing block.
-const READAHEAD_MAX_BYTES: u64 = 4 << 20;
+/// Bytes of blocks a scan wants past the one it misses when it has read
+/// none yet; later misses want as many bytes as the scan has read so far.
+const READAHEAD_FIRST_BYTES: u64 = 256 << 10;
+/// Most bytes one miss of a scan wants past the missing block…
+const READAHEAD_MAX_BYTES: u64 = 8 << 20;
+/// … and most blocks.
+const READAHEAD_MAX_BLOCKS: usize = 64;
 
 /// Which graphs a pattern matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,8 +77,8 @@ pub struct QuadIter<'a, S> {
     prefix: Vec<TermId>,
     blocks: std::ops::Range<usize>,
     current: Option<(Arc<Vec<Key>>, usize)>,
-    /// Blocks read so far: the read-ahead doubles with it.
-    read_blocks: usize,
+    /// Bytes of the blocks read so far: the read-ahead doubles with it.
+    read_bytes: u64,
     done: bool,
 }
 
@@ -85,7 +86,7 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
     pub(super) fn new(store: &'a Store<S>, pattern: QuadPattern) -> Self {
         let (permutation, prefix) = pattern.plan();
         let blocks = store.index().blocks_for_prefix(permutation, &prefix);
-        Self { store, pattern, permutation, prefix, blocks, current: None, read_blocks: 0, done: false }
+        Self { store, pattern, permutation, prefix, blocks, current: None, read_bytes: 0, done: false }
     }
 
     /// The permutation being scanned.
@@ -97,12 +98,12 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
 impl<S: RangeSource> QuadIter<'_, S> {
     /// Wants the blocks after a missing one (`self.blocks` starts there).
     fn read_ahead(&self) {
-        let count = self.read_blocks.clamp(READAHEAD_FIRST_BLOCKS, READAHEAD_MAX_BLOCKS);
+        let budget = self.read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
         let mut bytes = 0;
-        for number in self.blocks.clone().take(count) {
+        for number in self.blocks.clone().take(READAHEAD_MAX_BLOCKS) {
             let key = BlockKey::Permutation(self.permutation, number);
             bytes += self.store.block_range(key).map_or(0, |r| r.length);
-            if bytes > READAHEAD_MAX_BYTES {
+            if bytes > budget {
                 break;
             }
             self.store.want(key);
@@ -137,7 +138,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                 Ok(keys) => {
                     let start = keys.partition_point(|key| key[..bound] < self.prefix[..]);
                     self.current = Some((keys, start));
-                    self.read_blocks += 1;
+                    self.read_bytes += self.store.block_range(BlockKey::Permutation(self.permutation, number)).map_or(0, |r| r.length);
                 }
                 Err(error) => {
                     if matches!(error, ReadError::Missing(_)) {

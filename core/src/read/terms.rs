@@ -1,0 +1,201 @@
+//! The terms of one dictionary block as the reader keeps them: still
+//! front-coded (FORMAT.md §5.2), with every 16th term in full so that a
+//! lookup decodes at most 15 entries. Expanding a block instead costs 10–20×
+//! its front-coded size (a 1 MiB block of LUBM IRIs is 29 MB of terms and
+//! offsets), which a cache under a budget, or an isolate of 128 MB, cannot
+//! afford for a block read to decode a handful of terms.
+
+use crate::FormatError;
+use crate::format::varint::{self, Cursor};
+
+/// Every this many terms one is kept in full.
+const RESTART: usize = 16;
+
+/// One dictionary block's terms in id order, front-coded.
+#[derive(Debug, Clone)]
+pub struct DictionaryTerms {
+    /// The block's entries (`shared`, `suffix_length`, suffix), without the count.
+    coded: Vec<u8>,
+    /// Terms 0, 16, 32, … in full, concatenated.
+    restarts: Vec<u8>,
+    /// End of each full term in `restarts`.
+    restart_ends: Vec<u32>,
+    /// Offset in `coded` of the entry after each full term.
+    restart_next: Vec<u32>,
+    len: usize,
+}
+
+impl DictionaryTerms {
+    /// Checks and indexes a decompressed dictionary block; `what`/`offset`
+    /// name it in errors. Rejects what `format::dictionary` rejects: a first
+    /// term sharing bytes, a share longer than the previous term, an empty
+    /// term, terms out of order, trailing bytes.
+    pub fn decode(raw: &[u8], what: &str, offset: u64) -> Result<Self, FormatError> {
+        let corrupt = |e: varint::CursorError| FormatError::corrupt(what, offset, format!("{} at byte {} of the decompressed block", e.reason, e.position));
+        let too_large = || FormatError::corrupt(what, offset, "block larger than 4 GiB");
+        let mut cursor = Cursor::new(raw);
+        let count = cursor.count(2).map_err(corrupt)?;
+        let start = cursor.position();
+        let coded = raw.get(start..).unwrap_or_default().to_vec();
+        let mut cursor = Cursor::new(&coded);
+        let mut terms = Self { coded: Vec::new(), restarts: Vec::new(), restart_ends: Vec::with_capacity(count.div_ceil(RESTART)), restart_next: Vec::with_capacity(count.div_ceil(RESTART)), len: count };
+        let mut current: Vec<u8> = Vec::new();
+        for i in 0..count {
+            let shared = cursor.varint().map_err(corrupt)?;
+            if (i == 0 && shared != 0) || shared > current.len() as u64 {
+                return Err(FormatError::corrupt(what, offset, format!("term {i} shares {shared} bytes with a {}-byte term", current.len())));
+            }
+            let suffix_length = cursor.varint().map_err(corrupt)?;
+            let suffix = cursor.bytes(suffix_length).map_err(corrupt)?;
+            if shared == 0 && suffix.is_empty() {
+                return Err(FormatError::corrupt(what, offset, format!("term {i} is empty")));
+            }
+            // Both share `shared` bytes, so the order is that of the tails.
+            if i > 0 && suffix <= &current[shared as usize..] {
+                return Err(FormatError::corrupt(what, offset, format!("term {i} is out of order")));
+            }
+            current.truncate(shared as usize);
+            current.extend_from_slice(suffix);
+            if i % RESTART == 0 {
+                terms.restarts.extend_from_slice(&current);
+                terms.restart_ends.push(u32::try_from(terms.restarts.len()).map_err(|_| too_large())?);
+                terms.restart_next.push(u32::try_from(cursor.position()).map_err(|_| too_large())?);
+            }
+        }
+        if !cursor.is_empty() {
+            return Err(FormatError::corrupt(what, offset, "trailing bytes after the last term"));
+        }
+        terms.coded = coded;
+        terms.restarts.shrink_to_fit();
+        Ok(terms)
+    }
+
+    /// Number of terms.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the block holds no term.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The encoded term at a position.
+    pub fn get(&self, position: usize) -> Option<Vec<u8>> {
+        if position >= self.len {
+            return None;
+        }
+        let restart = position / RESTART;
+        let mut term = self.restart(restart)?.to_vec();
+        let mut cursor = Cursor::new(self.coded.get(*self.restart_next.get(restart)? as usize..)?);
+        for _ in 0..position % RESTART {
+            Self::step(&mut cursor, &mut term)?;
+        }
+        Some(term)
+    }
+
+    /// The position of an encoded term, if the block holds it.
+    pub fn find(&self, term: &[u8]) -> Option<usize> {
+        let position = self.lower_bound(term);
+        (self.get(position)?.as_slice() == term).then_some(position)
+    }
+
+    /// The position of the first term ≥ `term` (`len()` when there is none):
+    /// where a prefix's terms start.
+    pub fn lower_bound(&self, term: &[u8]) -> usize {
+        // The last full term < `term`, then at most 15 steps forward.
+        let (mut low, mut high) = (0, self.restart_ends.len());
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if self.restart(middle).is_some_and(|t| t < term) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        let Some(restart) = low.checked_sub(1) else { return 0 };
+        let first = restart * RESTART;
+        let (Some(full), Some(&next)) = (self.restart(restart), self.restart_next.get(restart)) else { return self.len };
+        let mut current = full.to_vec();
+        let mut cursor = Cursor::new(self.coded.get(next as usize..).unwrap_or_default());
+        for position in first + 1..(first + RESTART).min(self.len) {
+            if Self::step(&mut cursor, &mut current).is_none() {
+                return self.len;
+            }
+            if current.as_slice() >= term {
+                return position;
+            }
+        }
+        (first + RESTART).min(self.len)
+    }
+
+    /// Approximate heap bytes, for the cache budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.coded.capacity() + self.restarts.capacity() + (self.restart_ends.capacity() + self.restart_next.capacity()) * std::mem::size_of::<u32>()
+    }
+
+    fn restart(&self, restart: usize) -> Option<&[u8]> {
+        let end = *self.restart_ends.get(restart)? as usize;
+        let start = if restart == 0 { 0 } else { *self.restart_ends.get(restart - 1)? as usize };
+        self.restarts.get(start..end)
+    }
+
+    /// Applies the next entry to `term`.
+    fn step(cursor: &mut Cursor<'_>, term: &mut Vec<u8>) -> Option<()> {
+        let shared = usize::try_from(cursor.varint().ok()?).ok()?;
+        let suffix_length = cursor.varint().ok()?;
+        let suffix = cursor.bytes(suffix_length).ok()?;
+        if shared > term.len() {
+            return None;
+        }
+        term.truncate(shared);
+        term.extend_from_slice(suffix);
+        Some(())
+    }
+}
+
+#[cfg(all(test, feature = "write"))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::format::dictionary::{DictionaryBlock, DictionaryEncoder};
+
+    #[test]
+    fn agrees_with_the_expanded_block() {
+        let terms: Vec<Vec<u8>> = (0..1000).map(|i| format!("\x01http://example.org/item/{:05}/{}", i * 7, i % 3).into_bytes()).collect();
+        let mut sorted = terms.clone();
+        sorted.sort();
+        let mut encoder = DictionaryEncoder::new(1 << 30);
+        for term in &sorted {
+            assert!(encoder.push(term).is_none());
+        }
+        let raw = encoder.finish().unwrap().raw;
+        let expanded = DictionaryBlock::decode(&raw, "t", 0).unwrap();
+        let compact = DictionaryTerms::decode(&raw, "t", 0).unwrap();
+        assert_eq!(compact.len(), sorted.len());
+        for (i, term) in sorted.iter().enumerate() {
+            assert_eq!(compact.get(i).as_deref(), expanded.get(i));
+            assert_eq!(compact.find(term), Some(i));
+            assert_eq!(compact.lower_bound(term), i);
+            let mut before = term.clone();
+            before.pop();
+            assert_eq!(compact.lower_bound(&before), sorted.partition_point(|t| t.as_slice() < before.as_slice()));
+        }
+        assert_eq!(compact.get(sorted.len()), None);
+        assert_eq!(compact.find(b"\x01http://example.org/item/00000/5"), None);
+        assert_eq!(compact.find(b"\x00"), None);
+        assert_eq!(compact.find(b"\x02"), None);
+        assert_eq!((compact.lower_bound(b"\x00"), compact.lower_bound(b"\x02")), (0, sorted.len()));
+        assert!(compact.heap_bytes() * 2 < expanded.heap_bytes(), "{} vs {}", compact.heap_bytes(), expanded.heap_bytes());
+    }
+
+    #[test]
+    fn rejects_what_the_expanded_block_rejects() {
+        for raw in [&[2, 0, 1, b'a', 5, 1, b'b'][..], &[2, 0, 1, b'b', 0, 1, b'a'], &[2, 0, 1, b'a', 1, 0], &[1, 0, 1, b'a', 9], &[200], &[1, 1, 1, b'a'], &[1, 0, 0]] {
+            assert!(DictionaryTerms::decode(raw, "t", 0).is_err(), "{raw:?}");
+            assert!(DictionaryBlock::decode(raw, "t", 0).is_err(), "{raw:?}");
+        }
+        let terms = DictionaryTerms::decode(&[2, 0, 1, b'a', 1, 1, b'b'], "t", 0).unwrap();
+        assert_eq!((terms.get(0), terms.get(1)), (Some(b"a".to_vec()), Some(b"ab".to_vec())));
+    }
+}
