@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# `npm start`: set up the machine, build the `rete` CLI, turn every dataset under examples/ into
-# build/examples/<name>.rete, show what each file holds and run one sample query on each.
+# `npm start`: set up the machine, build the `rete` CLI and the Worker's wasm, turn every dataset
+# under examples/ into build/examples/<name>.rete, publish each into wrangler's local R2 (bucket
+# `rete` in .wrangler/state, as `rete publish --local` lays it out), then serve them with
+# `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C. README "Worker" has curl examples.
+#
+# Usage: scripts/start.sh [--no-serve]     (--no-serve: stop after publishing)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# wrangler stays off the network (TOOLCHAIN.md): no metrics, error reports or update checks.
+export WRANGLER_SEND_METRICS=false WRANGLER_SEND_ERROR_REPORTS=false CLOUDFLARE_CF_FETCH_ENABLED=false WRANGLER_HIDE_BANNER=true
 
 bash scripts/setup.sh
 
@@ -10,10 +17,10 @@ echo "== cargo build --release -p rete-publisher"
 cargo build --release -p rete-publisher
 rete=target/release/rete
 
-mkdir -p build/examples
-has_query=true
-"$rete" query --help >/dev/null 2>&1 || has_query=false
+echo "== scripts/build-worker.sh (the Worker's wasm, into worker/build/)"
+bash scripts/build-worker.sh
 
+mkdir -p build/examples
 for dir in examples/*/; do
   dir=${dir%/}
   name=$(basename "$dir")
@@ -26,23 +33,14 @@ for dir in examples/*/; do
   echo
   echo "== $name: rete build ${inputs[*]} -o $out"
   "$rete" build "${inputs[@]}" -o "$out"
-  echo "== $name: rete inspect $out"
-  "$rete" inspect "$out"
-
-  query=$(find "$dir/queries" -maxdepth 1 -name '*.rq' 2>/dev/null | sort | head -n 1)
-  [[ -n $query ]] || continue
-  echo "== $name: rete query $out --file $query"
-  if $has_query; then
-    "$rete" query "$out" --file "$query"
-  else
-    echo "(skipped: this build of rete has no 'query' subcommand yet)"
-  fi
+  echo "== $name: rete publish $out --name $name --local"
+  "$rete" publish "$out" --name "$name" --local
 done
 
-echo
-printf "Built:"; printf " %s" build/examples/*.rete; echo
+[[ ${1:-} == --no-serve ]] && exit 0
 
-# Serving at the edge: once worker/ holds the Worker, this is where it starts locally, with the
-# files above in a local R2 bucket: `wrangler dev --local --ip 127.0.0.1 --port 8787
-# --show-interactive-dev-session=false`, with WRANGLER_SEND_METRICS=false
-# WRANGLER_SEND_ERROR_REPORTS=false CLOUDFLARE_CF_FETCH_ENABLED=false set so it stays offline.
+echo
+echo "== wrangler dev on http://127.0.0.1:8787 (Ctrl-C stops it). Try:"
+echo "   curl -H 'Accept: application/json' http://127.0.0.1:8787/"
+echo "   curl 'http://127.0.0.1:8787/qudt/sparql?query=SELECT%20*%20WHERE%20%7B%20GRAPH%20%3Fg%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20%7D%20LIMIT%205'"
+exec npx wrangler dev --local --ip 127.0.0.1 --port 8787 --show-interactive-dev-session=false

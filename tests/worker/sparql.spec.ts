@@ -72,6 +72,18 @@ describe("SELECT and ASK formats", () => {
     expect(xml.headers.get("content-type")).toBe("application/sparql-results+xml");
   });
 
+  test("default-graph-uri and named-graph-uri pick the dataset", async () => {
+    const count = encodeURIComponent("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }");
+    const unit = encodeURIComponent("http://qudt.org/vocab/unit/");
+    const r = await w.fetch(`/qudt/sparql?query=${count}&default-graph-uri=${unit}`);
+    expect((await r.json()).results.bindings[0].n.value).toBe("22360");
+    const graphs = encodeURIComponent("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g");
+    const prefix = encodeURIComponent("http://qudt.org/vocab/prefix/");
+    const named = await w.fetch(`/qudt/sparql?query=${graphs}&named-graph-uri=${unit}&named-graph-uri=${prefix}`);
+    const rows = (await named.json()).results.bindings.map((b: { g: { value: string }; n: { value: string } }) => [b.g.value, b.n.value]).sort();
+    expect(rows).toEqual([["http://qudt.org/vocab/prefix/", "305"], ["http://qudt.org/vocab/unit/", "22360"]]);
+  });
+
   test("unknown parameters are ignored", async () => {
     const r = await get(SELECT, undefined, "&timeout=5&debug=on&output=whatever");
     expect(r.status).toBe(200);
@@ -289,5 +301,6 @@ describe("large answers stream", () => {
     expect(Number(r.headers.get("x-rete-answer-bytes"))).toBeGreaterThan(1 << 20);
     const body = await r.json();
     expect(body.results.bindings).toHaveLength(55541);
+    expect(counters(r).memory).toBeLessThan(64 << 20);
   });
 });

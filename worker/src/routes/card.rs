@@ -40,10 +40,10 @@ pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
 
 fn page(name: &str, entry: &datasets::VersionEntry, card: &Card) -> String {
     let mut page = html::head(name, Some(name));
-    let _ = write!(
+    let _ = writeln!(
         page,
         "<table><tr><th>triples</th><td class=n>{}</td></tr><tr><th>terms</th><td class=n>{}</td></tr><tr><th>named graphs</th><td class=n>{}</td></tr>\
-         <tr><th>version</th><td><code>{}</code></td></tr><tr><th>file</th><td class=n>{} bytes</td></tr><tr><th>published</th><td>{}</td></tr><tr><th>built by</th><td>rete {}</td></tr></table>\n",
+         <tr><th>version</th><td><code>{}</code></td></tr><tr><th>file</th><td class=n>{} bytes</td></tr><tr><th>published</th><td>{}</td></tr><tr><th>built by</th><td>rete {}</td></tr></table>",
         card.quads,
         card.terms,
         card.graphs,

@@ -135,17 +135,19 @@ fn hash_iris<S: RangeSource>(store: &Store<S>, iri: &str, max: usize) -> Result<
     let mut found = Vec::new();
     while number < blocks && found.len() < max {
         let Block::Dictionary(block) = store.block(BlockKey::Dictionary(number))? else { break };
+        // The terms of a block are sorted: find the first one ≥ the prefix.
+        let term_at = |position: usize| block.get(position).map(|term| term.to_vec());
         let (mut low, mut high) = (0, block.len());
         while low < high {
             let middle = (low + high) / 2;
-            if block.get(middle).is_some_and(|term| term < prefix.as_slice()) { low = middle + 1 } else { high = middle }
+            if term_at(middle).is_some_and(|term| term < prefix) { low = middle + 1 } else { high = middle }
         }
         let mut position = low;
-        while let Some(term) = block.get(position) {
+        while let Some(term) = term_at(position) {
             if !term.starts_with(&prefix) || found.len() >= max {
                 return Ok(found);
             }
-            if let Ok(Term::NamedNode(node)) = rete_core::decode_term(term) {
+            if let Ok(Term::NamedNode(node)) = rete_core::decode_term(&term) {
                 found.push(node);
             }
             position += 1;

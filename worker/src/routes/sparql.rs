@@ -224,7 +224,7 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
     let dataset = datasets::open(&ctx.r2, entry).await?;
     let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
     let card = session.run(|store| store.card()).await??;
-    let graphs = session.run(|store| named_graphs(store)).await??;
+    let graphs = session.run(named_graphs).await??;
     let header = session.store().header().clone();
 
     let endpoint = NamedNode::new(format!("{}/{name}/sparql", ctx.origin())).map_err(|e| HttpError::Internal(e.to_string()))?;
