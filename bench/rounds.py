@@ -46,6 +46,7 @@ def cost(rete: str, file: str, query: pathlib.Path) -> dict:
         "bytes": number("bytes"),
         "file_bytes": int(re.search(r"of the file's (\d+)\)", text).group(1)),
         "rows": number("rows"),
+        "memory": number("memory"),
         "seconds": seconds,
     }
 
@@ -61,14 +62,14 @@ def main() -> int:
         results = [(query.stem, cost(args.rete, file, query)) for query in QUERIES]
         size = next((r["file_bytes"] for _, r in results if "file_bytes" in r), pathlib.Path(file).stat().st_size)
         print(f"\n### `{file}` ({size:,} bytes)\n")
-        print("| query | rows | rounds (open) | requests | bytes | % of file | seconds |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| query | rows | rounds (open) | requests | bytes | % of file | decoded MB | seconds |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name, r in results:
             if "error" in r:
-                print(f"| {name} | error: {r['error']} | | | | | {r['seconds']:.1f} |")
+                print(f"| {name} | error: {r['error']} | | | | | | {r['seconds']:.1f} |")
                 continue
             share = 100 * r["bytes"] / r["file_bytes"]
-            print(f"| {name} | {r['rows']:,} | {r['rounds']} ({r['open_rounds']}) | {r['requests']} | {r['bytes']:,} | {share:.3f} | {r['seconds']:.1f} |")
+            print(f"| {name} | {r['rows']:,} | {r['rounds']} ({r['open_rounds']}) | {r['requests']} | {r['bytes']:,} | {share:.3f} | {r['memory'] / 1e6:.1f} | {r['seconds']:.1f} |")
         summary.append((file, size, results))
 
     print("\n### Summary: rounds / bytes read as % of the file\n")

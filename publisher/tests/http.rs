@@ -177,6 +177,7 @@ fn cost_over_http_counts_rounds_requests_and_bytes() {
     assert!(lines[0].starts_with("rounds    ") && lines[0].contains("(1 to open"), "{text}");
     assert!(lines[2].starts_with("bytes     ") && lines[2].contains(&format!("of the file's {file_bytes})")), "{text}");
     assert_eq!(lines[3], "rows      1");
+    assert!(lines[4].starts_with("memory    ") && lines[4].ends_with(" bytes of decoded blocks"), "{text}");
 }
 
 #[test]

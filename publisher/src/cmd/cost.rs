@@ -30,6 +30,9 @@ pub struct Cost {
     /// Solutions, triples, or 1 for an ASK.
     #[serde(skip)]
     pub rows: u64,
+    /// Bytes of decoded blocks the query held in memory at once (the block cache it needs).
+    #[serde(skip)]
+    pub memory_bytes: u64,
 }
 
 /// The query text from the argument or from `--file` (`-` is stdin).
@@ -52,7 +55,8 @@ pub fn measure(location: &Path, query: &str) -> Result<Cost> {
         .map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
     let rows = rows.map_err(QueryFailed::Query)?;
     let total: RoundStats = opened + stats;
-    Ok(Cost { rounds: total.rounds, requests: total.requests, bytes: total.bytes, file_bytes: store.header().file_length, open_rounds: opened.rounds, rows })
+    let (pinned, _) = store.cache_bytes();
+    Ok(Cost { rounds: total.rounds, requests: total.requests, bytes: total.bytes, file_bytes: store.header().file_length, open_rounds: opened.rounds, rows, memory_bytes: pinned as u64 })
 }
 
 fn count(answer: Result<Answer<'_>, QueryError>) -> Result<u64, QueryError> {
@@ -76,6 +80,7 @@ pub fn run(location: &Path, query: &str, json: bool, mut out: impl Write) -> Res
         writeln!(out, "requests  {}", cost.requests)?;
         writeln!(out, "bytes     {} ({share:.3}% of the file's {})", cost.bytes, cost.file_bytes)?;
         writeln!(out, "rows      {}", cost.rows)?;
+        writeln!(out, "memory    {} bytes of decoded blocks", cost.memory_bytes)?;
     }
     Ok(())
 }
