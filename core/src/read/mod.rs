@@ -8,12 +8,14 @@
 //! again (`docs/READ-PATH.md`).
 
 mod cache;
+mod keys;
 mod pattern;
 mod rounds;
 mod terms;
 
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
+pub use keys::{PermutationKeys, RowCursor};
 pub use terms::DictionaryTerms;
 pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
@@ -21,7 +23,7 @@ use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, SectionKind};
 use crate::format::index::Index;
-use crate::format::permutation::{self, Key, Permutation};
+use crate::format::permutation::Permutation;
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
@@ -89,8 +91,8 @@ pub enum BlockKey {
 pub enum Block {
     /// Terms of a dictionary block (kept front-coded).
     Dictionary(Arc<DictionaryTerms>),
-    /// Keys of a permutation block.
-    Permutation(Arc<Vec<Key>>),
+    /// Keys of a permutation block (kept as its columns).
+    Permutation(Arc<PermutationKeys>),
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -388,7 +390,7 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
-    pub(crate) fn permutation_block(&self, permutation: Permutation, number: usize) -> Result<Arc<Vec<Key>>, ReadError> {
+    pub(crate) fn permutation_block(&self, permutation: Permutation, number: usize) -> Result<Arc<PermutationKeys>, ReadError> {
         match self.block(BlockKey::Permutation(permutation, number))? {
             Block::Permutation(keys) => Ok(keys),
             Block::Dictionary(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
@@ -415,9 +417,9 @@ impl<S: RangeSource> Store<S> {
                 Block::Dictionary(Arc::new(block))
             }
             BlockKey::Permutation(p, n) => {
-                let keys = permutation::decode_block(&raw, &name(), range.offset)?;
+                let keys = PermutationKeys::decode(&raw, &name(), range.offset)?;
                 let entry = &self.index.permutations[usize::from(p.id())][n];
-                if keys.len() as u64 != entry.quad_count || keys.first() != Some(&entry.first_key) {
+                if keys.len() as u64 != entry.quad_count || keys.get(0) != Some(entry.first_key) {
                     return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
                 }
                 Block::Permutation(Arc::new(keys))

@@ -4,8 +4,8 @@
 //! (read-ahead), doubling with what it has already read, so a long scan
 //! costs a logarithmic number of rounds.
 
-use super::{BlockKey, RangeSource, Store};
-use crate::format::permutation::{Key, Permutation};
+use super::{BlockKey, PermutationKeys, RangeSource, RowCursor, Store};
+use crate::format::permutation::Permutation;
 use crate::{ReadError, TermId};
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ pub struct QuadIter<'a, S> {
     permutation: Permutation,
     prefix: Vec<TermId>,
     blocks: std::ops::Range<usize>,
-    current: Option<(Arc<Vec<Key>>, usize)>,
+    current: Option<(Arc<PermutationKeys>, RowCursor)>,
     /// Bytes of the blocks read so far: the read-ahead doubles with it.
     read_bytes: u64,
     done: bool,
@@ -117,9 +117,8 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
     fn next(&mut self) -> Option<Self::Item> {
         let bound = self.prefix.len();
         while !self.done {
-            if let Some((keys, position)) = &mut self.current {
-                while let Some(key) = keys.get(*position) {
-                    *position += 1;
+            if let Some((keys, cursor)) = &mut self.current {
+                while let Some(key) = cursor.next(keys) {
                     match key[..bound].cmp(&self.prefix) {
                         std::cmp::Ordering::Less => continue,
                         std::cmp::Ordering::Greater => {
@@ -127,7 +126,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                             return None;
                         }
                         std::cmp::Ordering::Equal if self.pattern.graph.accepts(key[3]) => {
-                            return Some(Ok(self.permutation.quad(*key)));
+                            return Some(Ok(self.permutation.quad(key)));
                         }
                         std::cmp::Ordering::Equal => {}
                     }
@@ -136,8 +135,8 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
             let Some(number) = self.blocks.next() else { break };
             match self.store.permutation_block(self.permutation, number) {
                 Ok(keys) => {
-                    let start = keys.partition_point(|key| key[..bound] < self.prefix[..]);
-                    self.current = Some((keys, start));
+                    let cursor = keys.seek(&self.prefix);
+                    self.current = Some((keys, cursor));
                     self.read_bytes += self.store.block_range(BlockKey::Permutation(self.permutation, number)).map_or(0, |r| r.length);
                 }
                 Err(error) => {

@@ -1,0 +1,205 @@
+//! The keys of one permutation block as the reader keeps them: the block's
+//! decompressed columns (FORMAT.md §6), with every 64th row's position
+//! remembered so that a seek decodes at most 63 rows. Expanded to `[u64; 4]`
+//! a 65,536-quad block takes 2 MiB; its columns take about a third of that,
+//! and a query's blocks stay pinned in memory until it completes.
+
+use crate::format::permutation::Key;
+use crate::{FormatError, TermId};
+
+/// Every this many rows a restart point is kept.
+const RESTART_ROWS: usize = 64;
+
+/// One permutation block's keys, in order.
+#[derive(Debug, Clone)]
+pub struct PermutationKeys {
+    raw: Vec<u8>,
+    len: usize,
+    restarts: Vec<Restart>,
+}
+
+/// Where row `r × 64` starts.
+#[derive(Debug, Clone, Copy)]
+struct Restart {
+    /// The key of that row (for seeking).
+    key: Key,
+    /// The cursor just before it.
+    cursor: RowCursor,
+}
+
+/// A position in a block: the next row to decode, where its four column
+/// values start, and the row before it (columns are delta-coded against it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowCursor {
+    row: usize,
+    offsets: [u32; 4],
+    previous: Key,
+}
+
+impl PermutationKeys {
+    /// Checks and indexes a decompressed permutation block; `what`/`offset`
+    /// name it in errors. Rejects what `format::permutation::decode_block`
+    /// rejects: truncated columns, ids overflowing 64 bits, trailing bytes,
+    /// quads out of order or repeated.
+    pub fn decode(raw: &[u8], what: &str, offset: u64) -> Result<Self, FormatError> {
+        let corrupt = |reason: &str| FormatError::corrupt(what, offset, reason.to_owned());
+        if u32::try_from(raw.len()).is_err() {
+            return Err(corrupt("block larger than 4 GiB"));
+        }
+        let mut position = 0;
+        let count = varint_at(raw, &mut position).ok_or_else(|| corrupt("truncated quad count"))?;
+        // Each quad takes at least one byte in each of the four columns.
+        let len = usize::try_from(count).ok().filter(|&n| n.saturating_mul(4) <= raw.len() - position).ok_or_else(|| corrupt("count larger than the bytes that follow"))?;
+        let mut offsets = [0u32; 4];
+        for column in offsets.iter_mut() {
+            *column = position as u32;
+            for _ in 0..len {
+                varint_at(raw, &mut position).ok_or_else(|| corrupt("truncated or overlong varint in a column"))?;
+            }
+        }
+        if position != raw.len() {
+            return Err(corrupt("trailing bytes after the last quad"));
+        }
+        let mut keys = Self { raw: raw.to_vec(), len, restarts: Vec::with_capacity(len.div_ceil(RESTART_ROWS)) };
+        let mut cursor = RowCursor { row: 0, offsets, previous: [0; 4] };
+        for row in 0..len {
+            let before = cursor;
+            let key = cursor.next(&keys).ok_or_else(|| corrupt("id overflows 64 bits"))?;
+            if row > 0 && key <= before.previous {
+                return Err(corrupt("quads out of order"));
+            }
+            if row % RESTART_ROWS == 0 {
+                keys.restarts.push(Restart { key, cursor: before });
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the block holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The key at a row.
+    pub fn get(&self, row: usize) -> Option<Key> {
+        let mut cursor = self.restarts.get(row / RESTART_ROWS)?.cursor;
+        for _ in 0..row % RESTART_ROWS {
+            cursor.next(self)?;
+        }
+        cursor.next(self)
+    }
+
+    /// All keys in order.
+    pub fn iter(&self) -> impl Iterator<Item = Key> + '_ {
+        let mut cursor = self.seek(&[]);
+        std::iter::from_fn(move || cursor.next(self))
+    }
+
+    /// A cursor at the first key whose leading components are ≥ `prefix`.
+    pub fn seek(&self, prefix: &[TermId]) -> RowCursor {
+        let bound = prefix.len().min(4);
+        let below = |key: &Key| key[..bound] < prefix[..bound];
+        let restart = self.restarts.partition_point(|r| below(&r.key)).saturating_sub(1);
+        let Some(start) = self.restarts.get(restart) else { return RowCursor { row: self.len, offsets: [0; 4], previous: [0; 4] } };
+        let mut cursor = start.cursor;
+        loop {
+            let before = cursor;
+            match cursor.next(self) {
+                Some(key) if below(&key) => {}
+                _ => return before,
+            }
+        }
+    }
+
+    /// Approximate heap bytes, for the cache budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.capacity() + self.restarts.capacity() * std::mem::size_of::<Restart>()
+    }
+}
+
+impl RowCursor {
+    /// The key at the cursor, moving past it; `None` at the end of the block.
+    pub fn next(&mut self, keys: &PermutationKeys) -> Option<Key> {
+        if self.row >= keys.len {
+            return None;
+        }
+        let mut values = [0u64; 4];
+        for (value, offset) in values.iter_mut().zip(self.offsets.iter_mut()) {
+            let mut position = *offset as usize;
+            *value = varint_at(&keys.raw, &mut position)?;
+            *offset = u32::try_from(position).ok()?;
+        }
+        let previous = self.previous;
+        let first = self.row == 0;
+        let a = previous[0].checked_add(values[0])?;
+        let b = if !first && a == previous[0] { previous[1].checked_add(values[1])? } else { values[1] };
+        let c = if !first && a == previous[0] && b == previous[1] { previous[2].checked_add(values[2])? } else { values[2] };
+        let key = [a, b, c, values[3]];
+        self.previous = key;
+        self.row += 1;
+        Some(key)
+    }
+}
+
+/// Reads one varint (FORMAT.md §1) at `position`, moving past it.
+fn varint_at(bytes: &[u8], position: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..70).step_by(7) {
+        let byte = *bytes.get(*position)?;
+        *position += 1;
+        if shift == 63 && byte > 1 {
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(all(test, feature = "write"))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::format::permutation::{decode_block, encode_block};
+
+    fn keys(n: u64) -> Vec<Key> {
+        (0..n).map(|i| [1 + i / 300, 7 + (i / 20) % 15, 100 + i % 20 * 3, i % 2]).collect()
+    }
+
+    #[test]
+    fn agrees_with_the_expanded_block() {
+        let keys = keys(1000);
+        let raw = encode_block(&keys);
+        let compact = PermutationKeys::decode(&raw, "t", 0).unwrap();
+        assert_eq!(decode_block(&raw, "t", 0).unwrap(), keys);
+        assert_eq!(compact.len(), keys.len());
+        assert_eq!(compact.iter().collect::<Vec<_>>(), keys);
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(compact.get(i), Some(*key));
+        }
+        assert_eq!(compact.get(keys.len()), None);
+        for prefix in [&[][..], &[1], &[2, 9], &[2, 9, 103], &[4, 21, 157], &[9], &[0, 5]] {
+            let expected = keys.partition_point(|k| k[..prefix.len()] < *prefix);
+            let mut cursor = compact.seek(prefix);
+            assert_eq!(cursor.next(&compact), keys.get(expected).copied(), "{prefix:?}");
+        }
+        assert!(compact.heap_bytes() * 2 < keys.len() * std::mem::size_of::<Key>(), "{}", compact.heap_bytes());
+    }
+
+    #[test]
+    fn rejects_what_the_expanded_block_rejects() {
+        for raw in [&[2, 1, 0, 1, 0, 1, 0, 0, 0][..], &[1, 1, 1], &[1, 1, 1, 1, 0, 9], &[0xff, 0xff, 0x03], &[2, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0, 0, 0, 0]] {
+            assert!(PermutationKeys::decode(raw, "t", 0).is_err(), "{raw:?}");
+            assert!(decode_block(raw, "t", 0).is_err(), "{raw:?}");
+        }
+        let empty = PermutationKeys::decode(&[0], "t", 0).unwrap();
+        assert!(empty.is_empty() && empty.get(0).is_none() && empty.seek(&[1]).next(&empty).is_none());
+    }
+}
