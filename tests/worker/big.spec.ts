@@ -114,6 +114,19 @@ describe.skipIf(!BIG)(`a .rete larger than 128 MB: LUBM(${UNIVERSITIES})`, () =>
     expect(c.bytes).toBeLessThan(fileBytes / 100);
   });
 
+  test("eight selective queries at once: the cache pool bounds memory", async () => {
+    const queries = Array.from({ length: 8 }, (_, i) => `/lubm/sparql?query=${encodeURIComponent(`DESCRIBE <http://www.Department${i}.University${150 - i}.edu/FullProfessor${i}>`)}`);
+    const start = performance.now();
+    const responses = await Promise.all(queries.map((path) => w.fetch(path)));
+    const bodies = await Promise.all(responses.map((r) => r.text()));
+    const ms = Math.round(performance.now() - start);
+    responses.forEach((r, i) => expect(r.status, bodies[i]).toBe(200));
+    const memory = Math.max(...responses.map((r) => counters(r).memory));
+    const sum = (key: "rounds" | "reads" | "bytes") => responses.reduce((n, r) => n + counters(r)[key], 0);
+    rows.push({ name: "8 DESCRIBEs at once (sums)", status: 200, rounds: sum("rounds"), reads: sum("reads"), bytes: sum("bytes"), memory, coldMs: ms, warmMs: 0 });
+    expect(memory).toBeLessThan(96 * MB);
+  });
+
   test("a query over the whole file stops at a budget with 422, and the isolate keeps serving", async () => {
     const cold = await timed(`/lubm/sparql?query=${encodeURIComponent("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")}`);
     expect(cold.r.status, cold.body).toBe(422);

@@ -52,7 +52,7 @@ impl Default for Config {
             max_time_ms: 20_000,
             max_rounds: 256,
             max_read_bytes: 64 << 20,
-            cache_bytes: 24 << 20,
+            cache_bytes: 16 << 20,
             max_concurrent_queries: 2,
             max_query_bytes: 64 << 10,
             coalesce_gap_bytes: 32 << 10,

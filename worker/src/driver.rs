@@ -6,20 +6,19 @@
 //! (`Store::misses` unchanged, docs/READ-PATH.md). Rounds, bytes and time
 //! are bounded per request; decoded blocks by the block cache's budget.
 //!
-//! Block caches live in an isolate-wide pool of at most
-//! `MAX_CONCURRENT_QUERIES`, each `CACHE_BYTES`: a request takes one (or
-//! waits for one) and gives it back, so decoded blocks never take more than
-//! their product, whatever the concurrency or the file size.
+//! Block caches live in an isolate-wide pool: at most `MAX_CONCURRENT_QUERIES`
+//! are out at once, each of `CACHE_BYTES`; a request takes one (or waits for
+//! one) and gives it back, so decoded blocks never take more than their
+//! product, whatever the concurrency or the file size.
 
 use crate::config::Config;
 use crate::datasets::{self, Dataset};
 use crate::http_error::HttpError;
 use crate::r2_source::{R2, Stats};
-use futures_channel::oneshot;
 use rete_core::read::{BlockCache, coalesce, slice_of};
 use rete_core::{ByteRange, RangeSource, ReadError, Store};
 use std::cell::RefCell;
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The bytes a request has fetched outside blocks (the first 16 KiB, CARD…),
@@ -65,51 +64,69 @@ impl RangeSource for Fetched {
     }
 }
 
+/// The caches not in use, and the leases of those in use.
 #[derive(Default)]
 struct Pool {
     free: Vec<BlockCache>,
-    created: u64,
-    waiting: VecDeque<oneshot::Sender<BlockCache>>,
+    /// (lease id, when taken in ms) of each cache a request holds.
+    leases: Vec<(u64, f64)>,
+    next_lease: u64,
 }
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::default();
 }
 
-/// A block cache from the pool: a free one, a new one while fewer than
-/// `max_caches` exist, else the next one given back.
-async fn take_cache(budget_bytes: usize, max_caches: u64) -> BlockCache {
-    let receiver = POOL.with(|pool| {
-        let mut pool = pool.borrow_mut();
-        if let Some(cache) = pool.free.pop() {
-            return Err(cache);
-        }
-        if pool.created < max_caches.max(1) {
-            pool.created += 1;
-            return Err(BlockCache::new(budget_bytes));
-        }
-        let (sender, receiver) = oneshot::channel();
-        pool.waiting.push_back(sender);
-        Ok(receiver)
-    });
-    let cache = match receiver {
-        Err(cache) => cache,
-        Ok(receiver) => receiver.await.unwrap_or_else(|_| BlockCache::new(budget_bytes)),
-    };
-    // A changed CACHE_BYTES takes effect as caches come back.
-    if cache.budget_bytes() == budget_bytes { cache } else { BlockCache::new(budget_bytes) }
+/// How often a request waiting for a cache looks again. Requests cannot
+/// wake each other: workerd refuses to resolve one request's promise from
+/// another's, so the wait is a timer of the waiting request's own.
+const POLL_MS: u64 = 5;
+
+/// A lease older than this is taken for a request the runtime abandoned
+/// without dropping it, and stops counting (ms past the request deadline).
+const LEASE_GRACE_MS: f64 = 30_000.0;
+
+/// A block cache and its lease.
+struct Leased {
+    cache: BlockCache,
+    lease: u64,
 }
 
-fn give_back(mut cache: BlockCache) {
+/// Takes a free cache, or a new one while fewer than `max_caches` are out;
+/// else waits for one until `deadline_ms` (then 503).
+async fn take_cache(budget_bytes: usize, max_caches: u64, max_time_ms: u64, deadline_ms: f64) -> Result<Leased, HttpError> {
+    loop {
+        let now = js_sys::Date::now();
+        let taken = POOL.with(|pool| {
+            let mut pool = pool.borrow_mut();
+            pool.leases.retain(|(_, taken_at)| now - taken_at < max_time_ms as f64 + LEASE_GRACE_MS);
+            if pool.leases.len() as u64 >= max_caches.max(1) {
+                return None;
+            }
+            let lease = pool.next_lease;
+            pool.next_lease += 1;
+            pool.leases.push((lease, now));
+            // A changed CACHE_BYTES takes effect as caches come back.
+            let cache = pool.free.pop().filter(|c| c.budget_bytes() == budget_bytes).unwrap_or_else(|| BlockCache::new(budget_bytes));
+            Some(Leased { cache, lease })
+        });
+        if let Some(leased) = taken {
+            return Ok(leased);
+        }
+        if now > deadline_ms {
+            return Err(HttpError::Busy(format!("all {max_caches} query slots of this isolate stayed busy until the time limit; retry")));
+        }
+        worker::Delay::from(std::time::Duration::from_millis(POLL_MS)).await;
+    }
+}
+
+fn give_back(leased: Leased, max_caches: u64) {
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
-        while let Some(waiter) = pool.waiting.pop_front() {
-            match waiter.send(cache) {
-                Ok(()) => return,
-                Err(returned) => cache = returned, // that request is gone
-            }
+        pool.leases.retain(|(lease, _)| *lease != leased.lease);
+        if (pool.free.len() as u64) < max_caches {
+            pool.free.push(leased.cache);
         }
-        pool.free.push(cache);
     });
 }
 
@@ -121,6 +138,8 @@ pub struct Mark(u64);
 /// R2 reads that fill it. Dropping it gives the block cache back to the pool.
 pub struct Session {
     store: Option<Store<Fetched>>,
+    lease: u64,
+    max_caches: u64,
     fetched: Fetched,
     dataset: Dataset,
     r2: R2,
@@ -139,17 +158,19 @@ pub struct Session {
 impl Session {
     /// A session over an opened dataset, starting with its first 16 KiB and
     /// the small ranges earlier requests kept.
-    pub async fn new(dataset: &Dataset, r2: &R2, stats: &Rc<Stats>, config: &Config, deadline_ms: f64) -> Self {
+    pub async fn new(dataset: &Dataset, r2: &R2, stats: &Rc<Stats>, config: &Config, deadline_ms: f64) -> Result<Self, HttpError> {
         let file = &dataset.file;
         let fetched = Fetched::default();
         fetched.insert(ByteRange { offset: 0, length: file.prefix.len() as u64 }, Rc::clone(&file.prefix));
         for (range, bytes) in file.kept.borrow().iter() {
             fetched.insert(*range, Rc::clone(bytes));
         }
-        let cache = take_cache(usize::try_from(config.cache_bytes).unwrap_or(usize::MAX), config.max_concurrent_queries).await;
-        let store = Store::from_parts(fetched.clone(), file.header.clone(), file.index.clone(), cache);
-        Self {
+        let leased = take_cache(usize::try_from(config.cache_bytes).unwrap_or(usize::MAX), config.max_concurrent_queries, config.max_time_ms, deadline_ms).await?;
+        let store = Store::from_parts(fetched.clone(), file.header.clone(), file.index.clone(), leased.cache);
+        Ok(Self {
             store: Some(store),
+            lease: leased.lease,
+            max_caches: config.max_concurrent_queries,
             fetched,
             dataset: dataset.clone(),
             r2: r2.clone(),
@@ -162,7 +183,7 @@ impl Session {
             max_time_ms: config.max_time_ms,
             read_bytes: 0,
             rounds: 0,
-        }
+        })
     }
 
     /// The store (present until the session is dropped).
@@ -254,7 +275,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         if let Some(store) = self.store.take() {
-            give_back(store.into_cache());
+            give_back(Leased { cache: store.into_cache(), lease: self.lease }, self.max_caches);
         }
     }
 }

@@ -32,6 +32,8 @@ pub enum HttpError {
     Storage(String),
     /// 503: the dataset changed during the request; a retry will see the new version.
     Changed(String),
+    /// 503: every query slot of the isolate stayed busy.
+    Busy(String),
     /// 500: the Worker's own configuration is wrong (a var).
     Config(String),
     /// 500: evaluation failed for another reason.
@@ -52,7 +54,7 @@ impl HttpError {
             Self::Unsupported(_) => 501,
             Self::Corrupt(_) | Self::Config(_) | Self::Internal(_) => 500,
             Self::Storage(_) => 502,
-            Self::Changed(_) => 503,
+            Self::Changed(_) | Self::Busy(_) => 503,
         }
     }
 
@@ -71,6 +73,7 @@ impl HttpError {
             Self::Corrupt(_) => "corrupt-file",
             Self::Storage(_) => "storage",
             Self::Changed(_) => "dataset-changed",
+            Self::Busy(_) => "busy",
             Self::Config(_) => "configuration",
             Self::Internal(_) => "internal",
         }
@@ -79,7 +82,7 @@ impl HttpError {
     /// A sentence for a person.
     pub fn message(&self) -> String {
         match self {
-            Self::NotFound(m) | Self::BadRequest(m) | Self::Unsupported(m) | Self::Corrupt(m) | Self::Storage(m) | Self::Changed(m) | Self::Internal(m) => m.clone(),
+            Self::NotFound(m) | Self::BadRequest(m) | Self::Unsupported(m) | Self::Corrupt(m) | Self::Storage(m) | Self::Changed(m) | Self::Busy(m) | Self::Internal(m) => m.clone(),
             Self::MethodNotAllowed { allowed } => format!("method not allowed here; use {allowed}"),
             Self::Syntax(error) => error.to_string(),
             Self::NotAcceptable { offered } => format!("none of the types in Accept can be served here; available: {}", offered.join(", ")),
@@ -122,7 +125,7 @@ impl HttpError {
         match self {
             Self::MethodNotAllowed { allowed } => vec![("allow", (*allowed).to_owned())],
             Self::Budget { limit, .. } => vec![("x-rete-limit", (*limit).to_owned())],
-            Self::Changed(_) => vec![("retry-after", "1".to_owned())],
+            Self::Changed(_) | Self::Busy(_) => vec![("retry-after", "1".to_owned())],
             _ => Vec::new(),
         }
     }

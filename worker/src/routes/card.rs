@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 /// Reads the card of a dataset for a request (304 handled by the caller).
 pub async fn read(ctx: &Ctx, dataset: &datasets::Dataset) -> Result<Card, HttpError> {
-    let mut session = Session::new(dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
+    let mut session = Session::new(dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
     Ok(session.run(|store| store.card()).await??)
 }
 

@@ -176,7 +176,7 @@ pub async fn resource(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
     let view = View { name, title: iri.as_str().to_owned(), iri: iri.as_str().to_owned(), page, format };
     Ok(view.render(ctx, &mut session, &[iri]).await?.cacheable(&tag, ctx.config.cache_max_age_s))
 }
@@ -192,7 +192,7 @@ pub async fn base_iri(ctx: &Ctx, name: &str, iri: &str) -> Result<Reply, HttpErr
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
     let (has_triples, hashes) = session
         .run(|store| {
             let hashes = hash_iris(store, iri, MAX_HASH_IRIS);

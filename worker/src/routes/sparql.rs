@@ -133,7 +133,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
     let page = PageInfo { dataset: name, query: &text };
     let mut out = Out::capture(CAPTURE_BYTES);
     loop {
@@ -222,7 +222,7 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
     let card = session.run(|store| store.card()).await??;
     let graphs = session.run(named_graphs).await??;
     let header = session.store().header().clone();
