@@ -263,34 +263,32 @@ describe("service description", () => {
 });
 
 describe("budgets", () => {
-  let small: Worker;
-  let few: Worker;
-  beforeAll(async () => {
-    small = await startWorker({ MAX_ROWS_PRODUCED: "10" });
-    await small.publish("schema-org", resolve(FILES, "schema-org.rete"));
-    few = await startWorker({ MAX_ROUNDS: "1" });
-    await few.publish("schema-org", resolve(FILES, "schema-org.rete"));
-  });
-  afterAll(async () => {
-    await small?.dispose();
-    await few?.dispose();
-  });
-
-  test("422 naming rows-produced", async () => {
-    const r = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent("SELECT * WHERE { ?s ?p ?o }")}`);
-    expect(r.status).toBe(422);
-    expect(r.headers.get("x-rete-limit")).toBe("rows-produced");
-    expect(await r.json()).toMatchObject({ error: "budget", limit: "rows-produced", max: 10, message: "query exceeded the limit of 10 result rows" });
-  });
-
-  test("422 naming rounds, and the isolate keeps serving", async () => {
-    // A term lookup, its triples, then the terms of the answer: more than one round.
-    const query = "SELECT * WHERE { <http://schema.org/Person> ?p ?o . ?o ?q ?x }";
-    const r = await few.fetch(`/schema-org/sparql?query=${encodeURIComponent(query)}`);
-    expect(r.status).toBe(422);
-    expect((await r.json()).limit).toBe("rounds");
-    const ok = await few.fetch(`/schema-org/sparql?query=${encodeURIComponent("ASK { ?s ?p ?o }")}`);
-    expect(ok.status).toBe(200);
+  // A term lookup, its triples, then the terms of the answer: more than one round of blocks.
+  const JOIN = "SELECT * WHERE { <http://schema.org/Person> ?p ?o . ?o ?q ?x }";
+  const ALL = "SELECT * WHERE { ?s ?p ?o }";
+  test.each([
+    ["MAX_ROWS_PRODUCED", "10", ALL, "rows-produced", "query exceeded the limit of 10 result rows"],
+    ["MAX_QUADS_SCANNED", "100", ALL, "quads-scanned", "query exceeded the limit of 100 quads scanned"],
+    ["MAX_STEPS", "1000", ALL, "steps", "query exceeded the limit of 1000 evaluation steps"],
+    ["MAX_ROUNDS", "1", JOIN, "rounds", "query needs more than 1 rounds of reads"],
+    ["MAX_R2_REQUESTS", "3", JOIN, "r2-requests", "query needs more than 3 requests to storage"],
+    ["MAX_READ_BYTES", "20000", JOIN, "read-bytes", "query needs more than 20000 bytes read from storage"],
+    ["CACHE_BYTES", "200000", ALL, "cache-bytes", "bytes"],
+  ])("%s=%s: 422 naming %s, and the isolate keeps serving", async (name, value, query, limit, message) => {
+    const small = await startWorker({ [name]: value });
+    try {
+      await small.publish("schema-org", resolve(FILES, "schema-org.rete"));
+      const r = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent(query)}`);
+      const body = await r.json();
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.headers.get("x-rete-limit")).toBe(limit);
+      expect(body).toMatchObject({ error: "budget", status: 422, limit });
+      expect(body.message).toContain(message);
+      const ok = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent(ASK)}`);
+      expect(ok.status).toBe(200);
+    } finally {
+      await small.dispose();
+    }
   });
 });
 

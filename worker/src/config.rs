@@ -23,6 +23,9 @@ pub struct Config {
     pub max_rounds: u64,
     /// `MAX_READ_BYTES`: bytes read from R2 by one request.
     pub max_read_bytes: u64,
+    /// `MAX_R2_REQUESTS`: R2 operations of one request (Workers cap the
+    /// calls one request may make to other services).
+    pub max_r2_requests: u64,
     /// `CACHE_BYTES`: a block cache's budget: the decoded blocks one query
     /// may hold at once, kept in the isolate for the next queries.
     pub cache_bytes: u64,
@@ -52,6 +55,7 @@ impl Default for Config {
             max_time_ms: 20_000,
             max_rounds: 256,
             max_read_bytes: 64 << 20,
+            max_r2_requests: 500,
             cache_bytes: 16 << 20,
             max_concurrent_queries: 2,
             max_query_bytes: 64 << 10,
@@ -68,7 +72,7 @@ impl Config {
     /// Reads every setting through `var`, which returns a var's text if set.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         let mut config = Self::default();
-        let numbers: [(&str, &mut u64); 14] = [
+        let numbers: [(&str, &mut u64); 15] = [
             ("MAX_QUADS_SCANNED", &mut config.max_quads_scanned),
             ("MAX_ROWS_PRODUCED", &mut config.max_rows_produced),
             ("MAX_STEPS", &mut config.max_steps),
@@ -76,6 +80,7 @@ impl Config {
             ("MAX_TIME_MS", &mut config.max_time_ms),
             ("MAX_ROUNDS", &mut config.max_rounds),
             ("MAX_READ_BYTES", &mut config.max_read_bytes),
+            ("MAX_R2_REQUESTS", &mut config.max_r2_requests),
             ("CACHE_BYTES", &mut config.cache_bytes),
             ("MAX_CONCURRENT_QUERIES", &mut config.max_concurrent_queries),
             ("MAX_QUERY_BYTES", &mut config.max_query_bytes),

@@ -146,6 +146,7 @@ pub struct Session {
     stats: Rc<Stats>,
     max_rounds: u64,
     max_read_bytes: u64,
+    max_r2_requests: u64,
     coalesce_gap_bytes: u64,
     cache_bytes: u64,
     deadline_ms: f64,
@@ -177,6 +178,7 @@ impl Session {
             stats: Rc::clone(stats),
             max_rounds: config.max_rounds,
             max_read_bytes: config.max_read_bytes,
+            max_r2_requests: config.max_r2_requests,
             coalesce_gap_bytes: config.coalesce_gap_bytes,
             cache_bytes: config.cache_bytes,
             deadline_ms,
@@ -243,6 +245,9 @@ impl Session {
         // cache cannot be held, so it is refused before it is read.
         if round_bytes > self.cache_bytes {
             return Err(HttpError::worker_budget("cache-bytes", self.cache_bytes, format!("query needs more than the block cache's {} bytes at once", self.cache_bytes)));
+        }
+        if self.stats.reads.get() + all.len() as u64 > self.max_r2_requests {
+            return Err(HttpError::worker_budget("r2-requests", self.max_r2_requests, format!("query needs more than {} requests to storage", self.max_r2_requests)));
         }
         if self.read_bytes + round_bytes > self.max_read_bytes {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));

@@ -25,7 +25,7 @@ use std::rc::Rc;
 use worker::{Env, Method, Request, Response, event};
 
 /// Every var the config reads (see `config.rs`).
-const VARS: [&str; 15] = [
+const VARS: [&str; 16] = [
     "MAX_QUADS_SCANNED",
     "MAX_ROWS_PRODUCED",
     "MAX_STEPS",
@@ -33,6 +33,7 @@ const VARS: [&str; 15] = [
     "MAX_TIME_MS",
     "MAX_ROUNDS",
     "MAX_READ_BYTES",
+    "MAX_R2_REQUESTS",
     "CACHE_BYTES",
     "MAX_CONCURRENT_QUERIES",
     "MAX_QUERY_BYTES",
