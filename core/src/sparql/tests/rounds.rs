@@ -216,3 +216,21 @@ fn too_many_rounds_is_a_budget_error() {
     assert_eq!(error.to_string(), "query needs more than 1 rounds of reads");
 }
 
+
+#[test]
+fn the_first_run_asks_for_every_constant_dictionary_block() {
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(1 << 20));
+    let text = "SELECT * WHERE { ?s :knows ?o OPTIONAL { ?o :memberOf :org7 } FILTER NOT EXISTS { ?s :age 33 } { ?s :name \"Person 12\" } UNION { ?s :label ?l } }";
+    assert!(answer(&store, text).unwrap_err().missing_ranges().is_some());
+    let missing = store.take_missing();
+    for constant in ["http://example.org/knows", "http://example.org/memberOf", "http://example.org/org7", "http://example.org/age", "http://example.org/name", "http://example.org/label"] {
+        let encoded = crate::encode_term(oxrdf::NamedNodeRef::new_unchecked(constant));
+        let (block, _) = store.dictionary_block_for_term(&encoded).unwrap();
+        assert!(missing.contains(&crate::read::BlockKey::Dictionary(block)), "{constant}: {missing:?}");
+    }
+    for literal in [Literal::new_simple_literal("Person 12"), Literal::from(33i64)] {
+        let (block, _) = store.dictionary_block_for_term(&crate::encode_term(literal.as_ref())).unwrap();
+        assert!(missing.contains(&crate::read::BlockKey::Dictionary(block)), "{literal}: {missing:?}");
+    }
+}
