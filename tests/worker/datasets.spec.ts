@@ -17,7 +17,8 @@ describe("GET /", () => {
     const r = await w.fetch("/", { headers: { accept: "application/json" } });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
-    const { datasets } = await r.json();
+    const { datasets, truncated } = await r.json();
+    expect(truncated).toBe(false);
     expect(datasets.map((d: { name: string }) => d.name)).toEqual(["dbpedia-ontology", "hash-doc", "qudt", "schema-org"]);
     expect(datasets.find((d: { name: string }) => d.name === "qudt")).toMatchObject({
       name: "qudt",

@@ -128,8 +128,8 @@ impl R2 {
     }
 
     /// The "directories" right under `prefix` (keys up to the next `/`), at
-    /// most `max` of them.
-    pub async fn list_prefixes(&self, prefix: &str, max: usize) -> Result<Vec<String>, HttpError> {
+    /// most `max` of them, and whether there were more.
+    pub async fn list_prefixes(&self, prefix: &str, max: usize) -> Result<(Vec<String>, bool), HttpError> {
         let mut found = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
@@ -141,11 +141,17 @@ impl R2 {
             self.stats.count(0);
             found.extend(page.delimited_prefixes());
             match page.cursor() {
-                Some(next) if page.truncated() && found.len() < max => cursor = Some(next),
+                Some(next) if page.truncated() => {
+                    cursor = Some(next);
+                    if found.len() >= max {
+                        break;
+                    }
+                }
                 _ => break,
             }
         }
+        let more = found.len() > max || cursor.is_some();
         found.truncate(max);
-        Ok(found)
+        Ok((found, more))
     }
 }

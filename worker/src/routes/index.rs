@@ -16,7 +16,7 @@ const MAX_DATASETS: usize = 1000;
 /// GET `/`.
 pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
     let format = ctx.negotiate(ctx.param("format").as_deref(), &[Format::Html, Format::Json])?;
-    let prefixes = ctx.r2.list_prefixes(ROOT, MAX_DATASETS).await?;
+    let (prefixes, more) = ctx.r2.list_prefixes(ROOT, MAX_DATASETS).await?;
     ctx.stats.rounds.set(ctx.stats.rounds.get() + 1);
     let names: Vec<String> = prefixes.iter().filter_map(|p| p.strip_prefix(ROOT)?.strip_suffix('/')).filter(|n| datasets::is_name(n)).map(str::to_owned).collect();
     let rounds = ctx.stats.rounds.get();
@@ -54,6 +54,9 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
                 );
             }
             page.push_str("</tbody></table>\n");
+            if more {
+                let _ = writeln!(page, "<p>Only the first {MAX_DATASETS} datasets are listed.</p>");
+            }
             page.push_str(html::FOOT);
             page.into_bytes()
         }
@@ -73,7 +76,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
                     })
                 })
                 .collect();
-            let mut bytes = serde_json::to_vec_pretty(&json!({ "datasets": list })).map_err(|e| HttpError::Internal(e.to_string()))?;
+            let mut bytes = serde_json::to_vec_pretty(&json!({ "datasets": list, "truncated": more })).map_err(|e| HttpError::Internal(e.to_string()))?;
             bytes.push(b'\n');
             bytes
         }
