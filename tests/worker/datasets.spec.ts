@@ -99,6 +99,28 @@ describe("GET /{ds}/summary", () => {
   });
 });
 
+describe("malformed requests", () => {
+  test.each([
+    ["/%2e%2e/card", 404],
+    ["/qudt/resource?iri=%ZZ", 400],
+    ["/qudt/resource?iri=http%3A%2F%2Fx%2F%20y", 400],
+    ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=-1", 400],
+    ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=99999999999999999999", 400],
+    ["/qudt/sparql?query=%FF%FE", 400],
+    ["/qudt/sparql?query=SELECT%20*%20WHERE%20%7B%7D&format=%00", 400],
+    ["/qudt/sparql?query=", 400],
+    ["/qudt/summary?level=x", 404],
+    ["/qudt/id/", 404],
+    ["/qudt/card/extra", 404],
+    ["/" + "a".repeat(70) + "/card", 404],
+  ])("%s → %i with a JSON body", async (path, status) => {
+    const r = await w.fetch(path, { headers: { accept: "*/*;q=abc, text/html;level=1;q=2, ,;," } });
+    expect(r.status).toBe(status);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect((await r.json()).status).toBe(status);
+  });
+});
+
 describe("versions", () => {
   let v: Worker;
   beforeAll(async () => {
