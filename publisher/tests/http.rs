@@ -169,7 +169,7 @@ fn cost_over_http_counts_rounds_requests_and_bytes() {
         assert_eq!(keys, ["bytes", "file_bytes", "requests", "rounds"]);
         let (rounds, requests, bytes) = (remote["rounds"].as_u64().unwrap(), remote["requests"].as_u64().unwrap(), remote["bytes"].as_u64().unwrap());
         assert_eq!(remote["file_bytes"].as_u64(), Some(file_bytes));
-        assert!((2..=5).contains(&rounds), "{query}: {remote}");
+        assert!((1..=5).contains(&rounds), "{query}: {remote}");
         assert!(requests >= rounds && bytes < file_bytes, "{query}: {remote}");
     }
     let text = stdout(&rete(&["cost", &url, QUERIES[2]]));
@@ -217,8 +217,10 @@ fn read_across_a_replacement(mode: &str) -> ReadError {
     let (store, _) = location.open_in_rounds(64 << 20).unwrap();
     let replacement = build(dir.path(), "other", &turtle().replace("Person", "Human"));
     std::fs::rename(&replacement, &file).unwrap();
+    // The OSP blocks lie past the first read (the open has the dictionary and SPO).
+    let everything = "SELECT * WHERE { ?s ?p <http://example.org/p7> }";
     let outcome = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| {
-        match query(store, QUERIES[0], None, &QueryOptions::default()) {
+        match query(store, everything, None, &QueryOptions::default()) {
             Ok(Answer::Solutions(solutions)) => solutions.count(),
             _ => 0,
         }

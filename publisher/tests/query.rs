@@ -149,3 +149,27 @@ fn timeout_exits_with_5() {
     assert_eq!(output.status.code(), Some(5));
     assert_eq!(String::from_utf8(output.stderr).unwrap(), "rete: query exceeded its time limit\n");
 }
+
+#[test]
+fn cost_of_a_local_file() {
+    let f = fixture();
+    let output = Command::new(env!("CARGO_BIN_EXE_rete")).arg("cost").arg(&f.file).arg(SELECT).arg("--json").output().unwrap();
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let file_bytes = std::fs::metadata(&f.file).unwrap().len();
+    assert_eq!(json["file_bytes"].as_u64(), Some(file_bytes));
+    // The whole file is in the open's first read: nothing more is fetched.
+    assert!(file_bytes < 16384);
+    assert_eq!((json["rounds"].as_u64(), json["requests"].as_u64(), json["bytes"].as_u64()), (Some(1), Some(1), Some(file_bytes)), "{json}");
+    let output = Command::new(env!("CARGO_BIN_EXE_rete")).arg("cost").arg(&f.file).arg("SELECT ?x WHERE {").output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "a syntax error");
+    assert!(String::from_utf8(output.stderr).unwrap().starts_with("rete: invalid query at line 1"));
+    let output = Command::new(env!("CARGO_BIN_EXE_rete")).arg("cost").arg(f.file.with_extension("missing")).arg(SELECT).output().unwrap();
+    assert_eq!(output.status.code(), Some(3), "a missing file");
+    let truncated = f.file.with_extension("truncated.rete");
+    let bytes = std::fs::read(&f.file).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 10]).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_rete")).arg("cost").arg(&truncated).arg(SELECT).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "a truncated file is invalid data");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("truncated"), "{stderr}");
+}

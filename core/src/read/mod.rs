@@ -17,7 +17,7 @@ pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
 pub use keys::{PermutationKeys, RowCursor};
 pub use terms::DictionaryTerms;
-pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
+pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, FirstRead, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
 use crate::format::block;
 use crate::format::card::Card;

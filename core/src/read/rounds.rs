@@ -25,6 +25,23 @@ impl RangeSource for Unfetched {
     }
 }
 
+/// The bytes the open read (the file's first 16 KiB): reads inside them are
+/// answered from memory, every other read is [`ReadError::Missing`]. On a
+/// file of 16 KiB or less, nothing more is ever fetched.
+#[derive(Debug, Clone, Default)]
+pub struct FirstRead(Vec<u8>);
+
+impl RangeSource for FirstRead {
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        let held = self.0.len() as u64;
+        let missing: Vec<ByteRange> = ranges.iter().copied().filter(|r| r.end() > held).collect();
+        if !missing.is_empty() {
+            return Err(ReadError::Missing(missing));
+        }
+        self.0.read_ranges(ranges)
+    }
+}
+
 /// The reads of one round, from [`Store::fetch_plan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FetchPlan {
@@ -90,14 +107,14 @@ impl std::ops::Add for RoundStats {
 }
 
 /// Opens a file through `fetch`: one round for its first 16 KiB, and one
-/// more only when INDEX does not fit there. The store reads nothing by
-/// itself ([`Unfetched`]); drive it with [`run_in_rounds`]. The file's real
-/// length is not checked here: a host that learns it compares it with
-/// `header().file_length`.
+/// more only when INDEX does not fit there. The store reads nothing more by
+/// itself (its source is the [`FirstRead`]); drive it with [`run_in_rounds`].
+/// The file's real length is not checked here: a host that learns it
+/// compares it with `header().file_length`.
 pub fn open_in_rounds(
     mut fetch: impl FnMut(&[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError>,
     cache: super::BlockCache,
-) -> Result<(Store<Unfetched>, RoundStats), ReadError> {
+) -> Result<(Store<FirstRead>, RoundStats), ReadError> {
     let mut stats = RoundStats::default();
     let first = [ByteRange { offset: 0, length: FIRST_READ_BYTES }];
     let bodies = fetch(&first)?;
@@ -112,7 +129,7 @@ pub fn open_in_rounds(
             (header, index)
         }
     };
-    Ok((Store::from_parts(Unfetched, header, index, cache), stats))
+    Ok((Store::from_parts(FirstRead(prefix), header, index, cache), stats))
 }
 
 /// Runs `attempt` until a run misses nothing, fetching what each run
