@@ -1,8 +1,10 @@
 // GET /, /{ds}/card and /{ds}/summary: JSON and HTML, 304s, 404s; and how the Worker follows the
 // R2 layout as datasets are published, replaced and removed.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { counters, FILES, startWithExamples, startWorker, type Worker } from "./mf.ts";
+import { counters, FILES, RETE, startWithExamples, startWorker, type Worker } from "./mf.ts";
 
 let w: Worker;
 beforeAll(async () => {
@@ -72,6 +74,14 @@ describe("GET /{ds}/card", () => {
     expect(page).toContain("<h1>qudt</h1>");
     expect(page).toContain('href="/qudt/resource?iri=http%3A%2F%2Fqudt.org%2Fschema%2Fqudt%2FapplicableUnit"');
     expect((await w.fetch("/qudt/card?format=html")).headers.get("content-type")).toBe("text/html; charset=utf-8");
+  });
+
+  test.each(["/qudt/summary", "/qudt/resource?iri=http%3A%2F%2Fqudt.org%2Fvocab%2Funit%2FM", "/qudt/sparql"])("304 for %s", async (path) => {
+    const first = await w.fetch(path);
+    expect(first.status).toBe(200);
+    const again = await w.fetch(path, { headers: { "if-none-match": first.headers.get("etag") ?? "" } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
   });
 
   test("304, 404, 406", async () => {
@@ -155,6 +165,23 @@ describe("versions", () => {
     expect((await r.json()).error).toBe("dataset-changed");
     const after = await v.fetch(`/gone/sparql?query=${query}`);
     expect(after.status).toBe(503);
+  });
+
+  test("a damaged block is a 500 naming it, not a wrong answer", async () => {
+    const file = resolve(FILES, "schema-org.rete");
+    const sections = JSON.parse(execFileSync(RETE, ["inspect", file, "--json"], { encoding: "utf8" })).sections;
+    const spo = sections.find((s: { kind: string }) => s.kind === "PERMUTATION SPO");
+    const bytes = new Uint8Array(readFileSync(file));
+    bytes[spo.offset + (spo.length >> 1)] ^= 0xff;
+    const damaged = resolve(FILES, "schema-org-damaged.rete");
+    writeFileSync(damaged, bytes);
+    await v.publish("damaged", damaged);
+    // A scan of every triple reads every SPO block.
+    const r = await v.fetch(`/damaged/sparql?query=${encodeURIComponent("SELECT * WHERE { ?s ?p ?o }")}`);
+    const body = await r.json();
+    expect(r.status, JSON.stringify(body)).toBe(500);
+    expect(body.error).toBe("corrupt-file");
+    expect(body.message).toMatch(/corrupt SPO block \d+ at byte \d+/);
   });
 
   test("a pointer naming a key outside its dataset is refused", async () => {

@@ -106,6 +106,19 @@ describe("CONSTRUCT and DESCRIBE formats", () => {
     expect(await r.text()).toContain(fragment);
   });
 
+  test("TriG, and HTML for people", async () => {
+    const trig = await get(CONSTRUCT, "application/trig");
+    expect(trig.headers.get("content-type")).toBe("application/trig; charset=utf-8");
+    expect(await trig.text()).toContain("<http://schema.org/Person>");
+    const html = await get(CONSTRUCT, "text/html");
+    expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await html.text();
+    expect(page).toContain("<th>subject</th><th>predicate</th><th>object</th>");
+    expect(page).toContain('<a href="/schema-org/resource?iri=http%3A%2F%2Fschema.org%2FPerson">http://schema.org/Person</a>');
+    const ask = await get(ASK, "text/html");
+    expect(await ask.text()).toContain("<p>Answer: <strong>true</strong></p>");
+  });
+
   test("DESCRIBE gives the resource's triples", async () => {
     const r = await get("DESCRIBE <http://schema.org/Person>", "application/n-triples");
     const lines = (await r.text()).trim().split("\n");
@@ -253,6 +266,14 @@ describe("service description", () => {
     expect(text).toContain("<http://qudt.org/vocab/unit/>");
   });
 
+  test("JSON-LD, and 304 for its ETag", async () => {
+    const r = await w.fetch("/qudt/sparql", { headers: { accept: "application/ld+json" } });
+    expect(r.headers.get("content-type")).toBe("application/ld+json");
+    expect(JSON.stringify(await r.json())).toContain("http://www.w3.org/ns/sparql-service-description#Service");
+    const again = await w.fetch("/qudt/sparql", { headers: { accept: "application/ld+json", "if-none-match": r.headers.get("etag") ?? "" } });
+    expect(again.status).toBe(304);
+  });
+
   test("N-Triples and an HTML form", async () => {
     const nt = await w.fetch("/qudt/sparql", { headers: { accept: "application/n-triples" } });
     expect(await nt.text()).toContain("<http://www.w3.org/ns/sparql-service-description#endpoint>");
@@ -288,6 +309,26 @@ describe("budgets", () => {
       expect(ok.status).toBe(200);
     } finally {
       await small.dispose();
+    }
+  });
+});
+
+describe("query slots", () => {
+  test("a request waiting for a slot past MAX_TIME_MS gets 503 busy", async () => {
+    const one = await startWorker({ MAX_CONCURRENT_QUERIES: "1", MAX_TIME_MS: "3000" });
+    try {
+      await one.publish("qudt", resolve(FILES, "qudt.rete"));
+      // A large streamed answer the client does not read holds the only slot.
+      const held = await one.fetch(`/qudt/sparql?query=${encodeURIComponent("SELECT * WHERE { GRAPH <http://qudt.org/vocab/unit/> { ?s ?p ?o } }")}&format=xml`);
+      expect(held.status).toBe(200);
+      expect(Number(held.headers.get("x-rete-answer-bytes"))).toBeGreaterThan(1 << 20);
+      const r = await one.fetch(`/qudt/sparql?query=${encodeURIComponent(ASK)}`);
+      expect(r.status).toBe(503);
+      expect(r.headers.get("retry-after")).toBe("1");
+      expect((await r.json()).error).toBe("busy");
+      await held.body?.cancel();
+    } finally {
+      await one.dispose();
     }
   });
 });

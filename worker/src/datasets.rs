@@ -1,10 +1,10 @@
 //! Datasets as `rete publish` lays them out in R2 (publisher/src/r2/layout.rs,
 //! README "R2 layout"): `datasets/NAME/current.json` points at an immutable
 //! `datasets/NAME/<content-hash>.rete`. Pointers are reused for a few
-//! seconds; an opened file's header, INDEX, first 16 KiB and block cache
-//! stay in isolate memory keyed by content hash (blocks in the driver's
-//! cache pool, keyed the same way), so a warm request starts reading blocks
-//! at once.
+//! seconds; an opened file's header, INDEX and first 16 KiB stay in isolate
+//! memory keyed by its object key (decoded blocks in the driver's cache
+//! pool, keyed by content hash), so a warm request starts reading blocks at
+//! once.
 
 use crate::config::Config;
 use crate::http_error::HttpError;
@@ -124,7 +124,7 @@ struct Pointer {
 
 thread_local! {
     static POINTERS: RefCell<HashMap<String, Pointer>> = RefCell::new(HashMap::new());
-    /// Opened files by content hash, most recently used last.
+    /// Opened files by object key, most recently used last.
     static FILES: RefCell<Vec<(String, Rc<OpenFile>)>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -133,9 +133,9 @@ fn now_ms() -> f64 {
 }
 
 /// Forgets what the isolate knows of a dataset (after it changed under a request).
-pub fn forget(name: &str, version: &str) {
+pub fn forget(name: &str, key: &str) {
     POINTERS.with(|p| p.borrow_mut().remove(name));
-    FILES.with(|f| f.borrow_mut().retain(|(v, _)| v != version));
+    FILES.with(|f| f.borrow_mut().retain(|(k, _)| k != key));
 }
 
 /// The current version of a dataset; 404 when there is none.
@@ -167,7 +167,7 @@ pub async fn open(r2: &R2, entry: VersionEntry) -> Result<Dataset, HttpError> {
 async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpError> {
     let cached = FILES.with(|files| {
         let mut files = files.borrow_mut();
-        let position = files.iter().position(|(version, _)| *version == entry.version)?;
+        let position = files.iter().position(|(key, _)| *key == entry.key)?;
         let hit = files.remove(position);
         files.push(hit.clone());
         Some(hit.1)
@@ -194,11 +194,11 @@ async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpEr
     let file = Rc::new(OpenFile { key: key.clone(), etag: prefix.etag, header, index, prefix: Rc::new(prefix.bytes), kept: RefCell::default() });
     FILES.with(|files| {
         let mut files = files.borrow_mut();
-        files.retain(|(version, _)| *version != entry.version);
+        files.retain(|(key, _)| *key != entry.key);
         if files.len() >= MAX_OPEN_FILES {
             files.remove(0);
         }
-        files.push((entry.version.clone(), Rc::clone(&file)));
+        files.push((entry.key.clone(), Rc::clone(&file)));
     });
     Ok(file)
 }

@@ -256,7 +256,7 @@ impl Session {
         let file = &self.dataset.file;
         let mut bodies = match self.r2.get_ranges(&file.key, &file.etag, &all).await {
             Err(error @ HttpError::Changed(_)) => {
-                datasets::forget(&self.dataset.name, &self.dataset.entry.version);
+                datasets::forget(&self.dataset.name, &self.dataset.entry.key);
                 return Err(error);
             }
             other => other?,
