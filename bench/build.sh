@@ -3,23 +3,28 @@
 #
 #   1. builds the CLI: `cargo build --release -p rete-publisher`, timed, into its own target
 #      directory (BENCH_DIR/target) so it neither waits for nor disturbs other builds; the first
-#      run (or --clean) is a from-scratch build including every dependency;
+#      run (or --clean) is a from-scratch build including every dependency; with --baseline,
+#      builds the baseline's CLI too;
 #   2. generates LUBM data with bench/lubm.py (seed 0) and compresses it with gzip -9, timed;
 #   3. runs `rete build` RUNS times for every --threads × --mem combination under
 #      `/usr/bin/time -v` and reports the medians: wall time, triples/s (parsed statements /
-#      wall time), peak RSS, output size against the N-Triples and against gzip -9;
-#   4. checks that every output is byte-identical and that `rete verify` accepts one;
+#      wall time), peak RSS, output size against the N-Triples and against gzip -9; with
+#      --baseline, each run of the CLI is followed by the same run of the baseline's, so that
+#      both see the same load, and the report gives the ratios;
+#   4. checks that every output of a CLI is byte-identical and that `rete verify` accepts one;
 #   5. does the same once for each dataset under examples/ (size against gzip -9);
-#   6. prints Markdown tables and the targets with pass/fail.
+#   6. prints Markdown tables and the targets with pass/fail (for the CLI, not the baseline).
 #
 # Usage: bench/build.sh [UNIVERSITIES] [options]
 #   UNIVERSITIES          LUBM size (default 8: about 1.19M triples)
 #   --runs N              runs per configuration (default 3; the median is reported)
 #   --threads "2 1"       thread counts to measure (default "2 1")
-#   --mem "1GiB 256MiB"   memory budgets to measure (default "1GiB 256MiB")
+#   --mem "1GiB 256MiB 64MiB"  memory budgets to measure (default "1GiB 256MiB 64MiB")
 #   --clean               remove BENCH_DIR/target first (a from-scratch cargo build)
 #   --rev REV             build the CLI from commit REV (a `git archive` copy in BENCH_DIR/src-SHA)
 #                         instead of the working tree, e.g. --rev HEAD while others edit it
+#   --baseline REV        also build the CLI of commit REV and run it after each run of the
+#                         CLI under test (same input, options and output name), for ratios
 #   --nice N              run each `rete build` under `nice -n N` in its own session whose autogroup
 #                         is reniced too (e.g. -10 as root, to measure on a machine that others keep
 #                         busy; cargo build and gzip are not reniced)
@@ -35,9 +40,10 @@ ROOT=$(pwd)
 UNIVERSITIES=8
 RUNS=3
 THREADS="2 1"
-MEMS="1GiB 256MiB"
+MEMS="1GiB 256MiB 64MiB"
 CLEAN=0
 REV=
+BASELINE=
 NICE=
 EXAMPLES=1
 BENCH_DIR=${BENCH_DIR:-build/bench}
@@ -50,6 +56,7 @@ while (($#)); do
     --mem) MEMS=$2; shift 2 ;;
     --clean) CLEAN=1; shift ;;
     --rev) REV=$2; shift 2 ;;
+    --baseline) BASELINE=$2; shift 2 ;;
     --nice) NICE=$2; shift 2 ;;
     --no-examples) EXAMPLES=0; shift ;;
     --dir) BENCH_DIR=$2; shift 2 ;;
@@ -80,16 +87,17 @@ elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv
 export CARGO_TARGET_DIR=$BENCH_DIR/target
 if ((CLEAN)); then rm -rf "$CARGO_TARGET_DIR"; fi
 if [[ -x $CARGO_TARGET_DIR/release/rete ]]; then CARGO_KIND=incremental; else CARGO_KIND="from scratch"; fi
-SOURCE=$ROOT
-if [[ -n $REV ]]; then
-  SHA=$(git rev-parse --verify "$REV^{commit}")
-  SOURCE=$BENCH_DIR/src-$SHA
-  if [[ ! -d $SOURCE ]]; then
-    mkdir -p "$SOURCE.tmp"
-    git archive "$SHA" | tar -x -C "$SOURCE.tmp"
+# source_of REV: a `git archive` copy of commit REV in BENCH_DIR/src-SHA (made once), on stdout.
+source_of() {
+  local sha source
+  sha=$(git rev-parse --verify "$1^{commit}")
+  source=$BENCH_DIR/src-$sha
+  if [[ ! -d $source ]]; then
+    mkdir -p "$source.tmp"
+    git archive "$sha" | tar -x -C "$source.tmp"
     # A commit may list a workspace member that was never committed: drop such members so
     # that `-p rete-publisher` still builds (the copy is ours; the repository is untouched).
-    python3 - "$SOURCE.tmp" <<'PY'
+    python3 - "$source.tmp" <<'PY'
 import os, re, sys
 root = sys.argv[1]
 path = os.path.join(root, "Cargo.toml")
@@ -102,20 +110,41 @@ def keep(match):
     return "members = [" + ", ".join(f'"{m}"' for m in present) + "]"
 open(path, "w").write(re.sub(r"^members = \[([^\]]*)\]", keep, text, count=1, flags=re.M))
 PY
-    mv "$SOURCE.tmp" "$SOURCE"
+    mv "$source.tmp" "$source"
   fi
-  SOURCE_DESC="commit $SHA"
+  echo "$source"
+}
+
+# build_cli SOURCE NAME: cargo build in SOURCE, the binary copied to BENCH_DIR/NAME (both
+# CLIs share the target directory, where the second build would replace the first's binary).
+build_cli() {
+  (cd "$1" && /usr/bin/time -v -o "$BENCH_DIR/cargo-$2.time" cargo build --release -p rete-publisher) >"$BENCH_DIR/cargo-$2.log" 2>&1 || { tail -50 "$BENCH_DIR/cargo-$2.log" >&2; exit 1; }
+  cp "$CARGO_TARGET_DIR/release/rete" "$BENCH_DIR/$2"
+}
+
+SOURCE=$ROOT
+if [[ -n $REV ]]; then
+  SOURCE=$(source_of "$REV")
+  SOURCE_DESC="commit $(git rev-parse --verify "$REV^{commit}")"
 else
   SOURCE_DESC="working tree at $(git rev-parse HEAD)$(git diff --quiet HEAD -- core publisher Cargo.toml Cargo.lock || echo ' with uncommitted changes')"
 fi
 log "cargo build --release -p rete-publisher ($CARGO_KIND, $SOURCE_DESC, target dir $CARGO_TARGET_DIR)"
 t0=$(now)
-(cd "$SOURCE" && /usr/bin/time -v -o "$BENCH_DIR/cargo.time" cargo build --release -p rete-publisher) >"$BENCH_DIR/cargo.log" 2>&1 || { tail -50 "$BENCH_DIR/cargo.log" >&2; exit 1; }
+build_cli "$SOURCE" rete
 CARGO_SECONDS=$(elapsed "$t0" "$(now)")
-CARGO_CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.0f", s }' "$BENCH_DIR/cargo.time")
+CARGO_CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.0f", s }' "$BENCH_DIR/cargo-rete.time")
 CARGO_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-RETE=$CARGO_TARGET_DIR/release/rete
+RETE=$BENCH_DIR/rete
 log "cargo build: ${CARGO_SECONDS} s wall, ${CARGO_CPU} s CPU"
+CLIS=(rete)
+BASELINE_DESC=
+if [[ -n $BASELINE ]]; then
+  BASELINE_DESC="commit $(git rev-parse --verify "$BASELINE^{commit}")"
+  log "cargo build --release -p rete-publisher (baseline, $BASELINE_DESC)"
+  build_cli "$(source_of "$BASELINE")" rete-baseline
+  CLIS=(rete rete-baseline)
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 2. The data.
@@ -133,23 +162,23 @@ GZIP_SECONDS=$(elapsed "$t0" "$(now)")
 # ---------------------------------------------------------------------------------------------
 # 3. The builds. One line per run in runs.tsv.
 RUNS_TSV=$BENCH_DIR/runs.tsv
-printf 'threads\tmem\trun\twall_s\tcli_s\tcpu_s\tmax_rss_kib\tparsed\tquads\tfile_bytes\tsha256\tloadavg\n' >"$RUNS_TSV"
+printf 'cli\tthreads\tmem\trun\twall_s\tcli_s\tcpu_s\tmax_rss_kib\tparsed\tquads\tfile_bytes\tsha256\tloadavg\n' >"$RUNS_TSV"
 
 wall_seconds() { # "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02.34" → seconds
   awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"
 }
 
-run_build() { # threads mem run input output tag → one TSV line on stdout
-  local threads=$1 mem=$2 run=$3 input=$4 output=$5 tag=$6
-  local base=$BENCH_DIR/$tag-t$threads-$mem-$run load
+run_build() { # cli threads mem run input output tag → one TSV line on stdout
+  local cli=$1 threads=$2 mem=$3 run=$4 input=$5 output=$6 tag=$7
+  local base=$BENCH_DIR/$tag-$cli-t$threads-$mem-$run load
   load=$(cut -d' ' -f1 /proc/loadavg)
   rm -f "$output"
   local prefix=()
   # With autogroup scheduling (Linux's default for desktops and many VMs) nice only ranks
   # processes within one session, so the build gets its own session whose group is reniced.
   [[ -z $NICE ]] || prefix=(setsid -w bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || true; exec nice -n "$0" "$@"' "$NICE")
-  if ! "${prefix[@]}" /usr/bin/time -v -o "$base.time" "$RETE" build "$input" -o "$output" --mem "$mem" --threads "$threads" 2>"$base.err"; then
-    echo "build.sh: rete build failed (threads $threads, mem $mem, run $run):" >&2
+  if ! "${prefix[@]}" /usr/bin/time -v -o "$base.time" "$BENCH_DIR/$cli" build "$input" -o "$output" --mem "$mem" --threads "$threads" 2>"$base.err"; then
+    echo "build.sh: $cli build failed (threads $threads, mem $mem, run $run):" >&2
     cat "$base.err" >&2
     exit 1
   fi
@@ -161,7 +190,7 @@ run_build() { # threads mem run input output tag → one TSV line on stdout
   parsed=$(sed -E 's/.*\(([0-9]+) parsed\).*/\1/' <<<"$summary")
   bytes=$(sed -E 's/.* ([0-9]+) bytes.*/\1/' <<<"$summary")
   cli_s=$(sed -E 's/.* in ([0-9.]+) s \(.*/\1/' <<<"$summary")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$threads" "$mem" "$run" "$(wall_seconds "$base.time")" "$cli_s" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cli" "$threads" "$mem" "$run" "$(wall_seconds "$base.time")" "$cli_s" \
     "$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$base.time")" \
     "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$base.time")" "$parsed" "$quads" "$bytes" \
     "$(sha256sum "$output" | cut -d' ' -f1)" "$load"
@@ -171,14 +200,16 @@ OUT_RETE=$BENCH_DIR/lubm-$UNIVERSITIES.rete
 for threads in $THREADS; do
   for mem in $MEMS; do
     for ((run = 1; run <= RUNS; run++)); do
-      log "rete build: $threads threads, --mem $mem, run $run/$RUNS"
-      run_build "$threads" "$mem" "$run" "$NT" "$OUT_RETE" lubm >>"$RUNS_TSV"
+      for cli in "${CLIS[@]}"; do
+        log "$cli build: $threads threads, --mem $mem, run $run/$RUNS"
+        run_build "$cli" "$threads" "$mem" "$run" "$NT" "${OUT_RETE%.rete}-$cli.rete" lubm >>"$RUNS_TSV"
+      done
     done
   done
 done
 log "rete verify"
 VERIFY=ok
-"$RETE" verify "$OUT_RETE" >"$BENCH_DIR/verify.log" 2>&1 || VERIFY="FAILED (see $BENCH_DIR/verify.log)"
+"$RETE" verify "${OUT_RETE%.rete}-rete.rete" >"$BENCH_DIR/verify.log" 2>&1 || VERIFY="FAILED (see $BENCH_DIR/verify.log)"
 
 # ---------------------------------------------------------------------------------------------
 # 5. The examples: one build each (2 threads, 1GiB), size against gzip -9.
@@ -190,8 +221,8 @@ if ((EXAMPLES)); then
     data=$(find "$dir" -maxdepth 1 -type f \( -name '*.nt' -o -name '*.nq' -o -name '*.ttl' -o -name '*.trig' -o -name '*.rdf' -o -name '*.owl' -o -name '*.gz' \) | sort | head -1)
     [[ -n $data ]] || continue
     log "example $name"
-    line=$(run_build 2 1GiB 1 "$data" "$BENCH_DIR/$name.rete" "example-$name")
-    IFS=$'\t' read -r _ _ _ wall _ _ rss parsed quads rbytes _ _ <<<"$line"
+    line=$(run_build rete 2 1GiB 1 "$data" "$BENCH_DIR/$name.rete" "example-$name")
+    IFS=$'\t' read -r _ _ _ _ wall _ _ rss parsed quads rbytes _ _ <<<"$line"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(basename "$data")" "$(stat -c %s "$data")" "$(gzip -9 -n -c "$data" | wc -c)" \
       "$parsed" "$quads" "$rbytes" "$wall" "$rss" >>"$EXAMPLES_TSV"
   done
@@ -216,38 +247,60 @@ def mem_bytes(text):
 print("Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM; $(date -u '+%Y-%m-%d %H:%M UTC'); $(rustc --version).")
 print(f"LUBM({$UNIVERSITIES}) seed 0: {triples:,} triples, N-Triples {nt_bytes:,} bytes, gzip -9 {gz_bytes:,} bytes "
       f"(gzip -9 took $GZIP_SECONDS s; generating took $GEN_SECONDS s).")
+baseline = "$BASELINE_DESC"
 print(f"rete: $SOURCE_DESC{' (rete build run under nice -n $NICE)' if '$NICE' else ''}. cargo build --release -p rete-publisher ($CARGO_KIND): $CARGO_SECONDS s wall, $CARGO_CPU s CPU (load average after: $CARGO_LOAD). rete verify: $VERIFY.")
-print()
-print("| threads | --mem | wall s (median of {}) | triples/s | CPU s (user+sys) | peak RSS MiB | RSS − --mem MiB | .rete bytes | .rete / N-Triples | .rete / gzip -9 | load avg at start |".format($RUNS))
-print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+if baseline:
+    print(f"Baseline: {baseline}, run right after each run of the CLI under test, with the same options.")
 configs = []
 for row in runs:
     key = (row["threads"], row["mem"])
     if key not in configs:
         configs.append(key)
-results = []
-for threads, mem in configs:
-    rows = [r for r in runs if (r["threads"], r["mem"]) == (threads, mem)]
-    wall = statistics.median(float(r["wall_s"]) for r in rows)
-    rss = statistics.median(int(r["max_rss_kib"]) for r in rows) / 1024
-    cpu = statistics.median(float(r["cpu_s"]) for r in rows)
-    parsed = int(rows[0]["parsed"])
-    size = int(rows[0]["file_bytes"])
-    over = rss - mem_bytes(mem) / MIB
-    results.append((threads, mem, parsed / wall, rss, over, size))
-    loads = " ".join(r["loadavg"] for r in rows)
-    print(f"| {threads} | {mem} | {wall:.2f} | {parsed / wall:,.0f} | {cpu:.2f} | {rss:,.0f} | {over:+,.0f} | {size:,} | {size / nt_bytes:.3f} | {size / gz_bytes:.2f} | {loads} |")
-print()
-print("Per run (wall s / CLI-reported s / CPU s / peak RSS MiB):")
-print()
-for threads, mem in configs:
-    rows = [r for r in runs if (r["threads"], r["mem"]) == (threads, mem)]
-    cells = ", ".join(f"{float(r['wall_s']):.2f} / {float(r['cli_s']):.2f} / {float(r['cpu_s']):.2f} / {int(r['max_rss_kib']) / 1024:.0f}" for r in rows)
-    print(f"- {threads} threads, --mem {mem}: {cells}")
-hashes = {r["sha256"] for r in runs}
-quads = {r["quads"] for r in runs}
-print()
-print(f"Distinct quads: {', '.join(sorted(quads))} (parsed {runs[0]['parsed']}). Output identical across all {len(runs)} runs: {'yes' if len(hashes) == 1 else 'NO (' + str(len(hashes)) + ' different files)'}.")
+
+def table(cli):
+    print()
+    print(f"{'CLI under test' if cli == 'rete' else 'Baseline'}:")
+    print()
+    print("| threads | --mem | wall s (median of {}) | triples/s | CPU s (user+sys) | peak RSS MiB | RSS − --mem MiB | .rete bytes | .rete / N-Triples | .rete / gzip -9 | load avg at start |".format($RUNS))
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    results = {}
+    for threads, mem in configs:
+        rows = [r for r in runs if (r["cli"], r["threads"], r["mem"]) == (cli, threads, mem)]
+        wall = statistics.median(float(r["wall_s"]) for r in rows)
+        rss = statistics.median(int(r["max_rss_kib"]) for r in rows) / 1024
+        cpu = statistics.median(float(r["cpu_s"]) for r in rows)
+        parsed = int(rows[0]["parsed"])
+        size = int(rows[0]["file_bytes"])
+        over = rss - mem_bytes(mem) / MIB
+        results[(threads, mem)] = (threads, mem, parsed / wall, rss, over, size, wall, cpu)
+        loads = " ".join(r["loadavg"] for r in rows)
+        print(f"| {threads} | {mem} | {wall:.2f} | {parsed / wall:,.0f} | {cpu:.2f} | {rss:,.0f} | {over:+,.0f} | {size:,} | {size / nt_bytes:.3f} | {size / gz_bytes:.2f} | {loads} |")
+    print()
+    print("Per run (wall s / CLI-reported s / CPU s / peak RSS MiB):")
+    print()
+    for threads, mem in configs:
+        rows = [r for r in runs if (r["cli"], r["threads"], r["mem"]) == (cli, threads, mem)]
+        cells = ", ".join(f"{float(r['wall_s']):.2f} / {float(r['cli_s']):.2f} / {float(r['cpu_s']):.2f} / {int(r['max_rss_kib']) / 1024:.0f}" for r in rows)
+        print(f"- {threads} threads, --mem {mem}: {cells}")
+    mine = [r for r in runs if r["cli"] == cli]
+    hashes = {r["sha256"] for r in mine}
+    quads = {r["quads"] for r in mine}
+    print()
+    print(f"Distinct quads: {', '.join(sorted(quads))} (parsed {mine[0]['parsed']}). Output identical across all {len(mine)} runs: {'yes' if len(hashes) == 1 else 'NO (' + str(len(hashes)) + ' different files)'}.")
+    return results
+
+measured = table("rete")
+if baseline:
+    before = table("rete-baseline")
+    print()
+    print("CLI under test against the baseline (medians; a speed-up above 1 means faster):")
+    print()
+    print("| threads | --mem | wall s before → after | speed-up | CPU s before → after | peak RSS MiB before → after |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for key in configs:
+        b, a = before[key], measured[key]
+        print(f"| {key[0]} | {key[1]} | {b[6]:.2f} → {a[6]:.2f} | {b[6] / a[6]:.2f}× | {b[7]:.2f} → {a[7]:.2f} | {b[3]:,.0f} → {a[3]:,.0f} |")
+results = list(measured.values())
 print()
 if examples:
     print("| example | input | input bytes | gzip -9 bytes | statements | .rete bytes | .rete / input | .rete / gzip -9 | wall s | peak RSS MiB |")

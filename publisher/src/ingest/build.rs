@@ -1,10 +1,11 @@
 //! `rete build`'s pipeline. Memory stays within `--mem` whatever the input
-//! size: the term table and every sort spill to temporary files. Blocks are
-//! compressed on all cores in order, so the output does not depend on the
-//! thread count. The file is written beside the output and renamed into
-//! place only when complete.
+//! size: the term table and every sort spill to temporary files. Quads that
+//! fit in half the budget never touch the disk: they are sorted in place and
+//! each order is derived from the previous one. Blocks are compressed on all
+//! cores in order, so the output does not depend on the thread count. The
+//! file is written beside the output and renamed into place only when complete.
 
-use super::dictionary::{TermRuns, final_id};
+use super::dictionary::{IdMapping, TermRuns, final_id};
 use super::input::Input;
 use super::parse::{BlankNodes, ParseStats, parse_input};
 use super::sort::{ExternalSorter, read_record, write_record};
@@ -22,6 +23,7 @@ use rete_core::{ByteRange, Permutation, TermId, encode_term};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::mem::size_of;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::Xxh3;
@@ -74,42 +76,42 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let temp_root = options.temp_dir.clone().unwrap_or_else(|| output_dir.clone());
     let temp = tempfile::Builder::new().prefix(".rete-build-").tempdir_in(&temp_root).with_context(|| format!("cannot create a temporary directory in {}", temp_root.display()))?;
     let dir = temp.path();
-    // Half for the term table while parsing, half for sort runs and id mappings.
+    // While parsing, half for the term table and half for the quads; later the
+    // quads (or the sort runs) may use all of it. Batches of blocks being
+    // compressed and chunks being parsed are held on top, bounded by constants.
     let memory = options.memory_bytes.max(64 << 10);
     let progress = Progress::new(options.progress);
 
-    // 1. Parse: temporary ids for terms, temporary-id quads to disk.
+    // 1. Parse: temporary ids for terms, temporary-id quads in memory or on disk.
     let input_bytes: u64 = options.inputs.iter().map(Input::size_bytes).sum();
     progress.phase("parsing", input_bytes);
     let mut terms = TermRuns::new(dir, memory / 2);
     let mut blank_nodes = BlankNodes::default();
-    let mut quads_file = tempfile::tempfile_in(dir)?;
+    let mut spool = QuadSpool::new(dir, memory / 2);
     let mut stats = ParseStats::default();
-    {
-        let mut writer = BufWriter::with_capacity(1 << 20, &mut quads_file);
-        for input in &options.inputs {
-            let bar = progress.bar.clone();
-            let parsed = parse_input(input, options.lenient, &mut blank_nodes, move |n| bar.inc(n as u64), |quad| {
-                let record = [terms.intern(quad[0])?, terms.intern(quad[1])?, terms.intern(quad[2])?, terms.intern(quad[3])?];
-                write_record(&mut writer, &record)
-            })?;
-            stats.quads += parsed.quads;
-            stats.skipped += parsed.skipped;
-        }
-        writer.flush()?;
+    for input in &options.inputs {
+        let bar = progress.bar.clone();
+        let parsed = parse_input(input, options.lenient, &mut blank_nodes, move |n| bar.inc(n as u64), |quad| {
+            spool.push([terms.intern(quad[0])?, terms.intern(quad[1])?, terms.intern(quad[2])?, terms.intern(quad[3])?])
+        })?;
+        stats.quads += parsed.quads;
+        stats.skipped += parsed.skipped;
     }
     drop(blank_nodes);
+    let quads = spool.finish()?;
 
     // 2. Dictionary: merge term runs into sorted blocks; map temporary ids to final ones.
     progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
     let mut dictionary = BlockWriter::new(dir)?;
-    let mut encoder = DictionaryEncoder::new((term_bytes / 256).clamp(4096, 1 << 20) as usize);
+    let target_raw_bytes = (term_bytes / 256).clamp(4096, 1 << 20) as usize;
+    let mut encoder = DictionaryEncoder::new(target_raw_bytes);
+    let dictionary_batch = batch_blocks(2 * target_raw_bytes, BATCH_BYTES);
     let mut pending = Vec::new();
     let mut dictionary_entries: Vec<DictionaryEntry> = Vec::new();
     let mut next_first_id: TermId = 1;
     let mut flush_dictionary = |pending: &mut Vec<rete_core::format::dictionary::RawDictionaryBlock>, writer: &mut BlockWriter, entries: &mut Vec<DictionaryEntry>, force: bool| -> Result<()> {
-        if pending.len() < 64 && !force {
+        if pending.len() < dictionary_batch && !force {
             return Ok(());
         }
         let sealed = seal_all(pending.iter().map(|b| b.raw.as_slice()).collect())?;
@@ -123,7 +125,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let rdf_type = encode_term(rdf::TYPE);
     let mut rdf_type_id = None;
     let mut id: TermId = 0;
-    let mut mapping = terms.merge(memory / 2, |term| {
+    let mapping = terms.merge(memory / 2, |term| {
         id += 1;
         if term == rdf_type.as_slice() {
             rdf_type_id = Some(id);
@@ -140,75 +142,31 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     flush_dictionary(&mut pending, &mut dictionary, &mut dictionary_entries, true)?;
     debug_assert_eq!(id, term_count);
 
-    // 3. Renumber quads, then sort them in SPO order once, dropping duplicates.
+    // 3. Renumber quads, then the six orders, with the counts the card needs.
     progress.phase("renumbering", 0);
-    let translated = mapping.translate(quads_file, dir, memory / 2)?;
-    drop(mapping);
-    progress.phase("sorting SPO", 0);
-    let mut sorter = ExternalSorter::<4>::new(dir, memory / 2);
-    let mut reader = BufReader::with_capacity(1 << 20, translated);
-    while let Some(quad) = read_record::<4>(&mut reader)? {
-        sorter.push(quad.map(final_id))?;
-    }
-    drop(reader);
-    let mut sorted = sorter.finish()?;
-    let mut unique = tempfile::tempfile_in(dir)?;
-    let mut quad_count = 0u64;
-    let mut graphs: BTreeMap<TermId, u64> = BTreeMap::new();
-    {
-        let mut writer = BufWriter::with_capacity(1 << 20, &mut unique);
-        while let Some(quad) = sorted.next_record()? {
-            write_record(&mut writer, &quad)?;
-            quad_count += 1;
-            if quad[3] != 0 {
-                *graphs.entry(quad[3]).or_default() += 1;
-            }
+    let mut orders = Orders::new(dir, &progress, rdf_type_id);
+    match (quads, mapping) {
+        (SpooledQuads::Memory(mut quads), IdMapping::Memory(mapping)) => {
+            // Every temporary id was handed out by the term table, so it is in the
+            // mapping; final ids are at most the temporary ones, so they pack too.
+            quads.par_iter_mut().for_each(|quad| *quad = pack(unpack(*quad).map(|id| mapping.get(id as usize).copied().unwrap_or(0))).unwrap_or(0));
+            drop(mapping);
+            orders.sort_in_memory(quads)?;
         }
-        writer.flush()?;
+        (quads, mut mapping) => {
+            let translated = mapping.translate(quads.into_file(dir)?, dir, memory / 2)?;
+            drop(mapping);
+            orders.sort_on_disk(translated, memory)?;
+        }
     }
-    drop(sorted);
-
-    // 4. The six orders, with the counts the card needs.
-    let block_quads = quad_count.div_ceil(128).next_power_of_two().clamp(1024, 65536) as usize;
+    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, .. } = orders;
     let mut permutation_entries: [Vec<PermutationEntry>; 6] = Default::default();
     let mut permutation_summaries = [SectionSummary::default(); 6];
     let mut permutation_files = Vec::new();
-    let mut predicate_counts = TopCounts::default();
-    let mut class_counts = TopCounts::default();
-    for permutation in Permutation::ALL {
-        progress.phase(&format!("sorting {}", permutation.name()), quad_count);
-        unique.rewind()?;
-        let mut reader = BufReader::with_capacity(1 << 20, unique.try_clone()?);
-        let mut writer = BlockWriter::new(dir)?;
-        let mut encoder = PermutationEncoder::new(block_quads);
-        let mut on_key = |key: Key, writer: &mut BlockWriter, entries: &mut Vec<PermutationEntry>| -> Result<()> {
-            match permutation {
-                Permutation::Pso => predicate_counts.add(key[0]),
-                Permutation::Pos if Some(key[0]) == rdf_type_id => class_counts.add(key[1]),
-                _ => {}
-            }
-            encoder.push(key, writer, entries)
-        };
-        let entries = &mut permutation_entries[usize::from(permutation.id())];
-        if permutation == Permutation::Spo {
-            while let Some(quad) = read_record::<4>(&mut reader)? {
-                on_key(quad, &mut writer, entries)?;
-                progress.bar.inc(1);
-            }
-        } else {
-            let mut sorter = ExternalSorter::<4>::new(dir, memory / 2);
-            while let Some(quad) = read_record::<4>(&mut reader)? {
-                sorter.push(permutation.key(quad))?;
-            }
-            let mut sorted = sorter.finish()?;
-            while let Some(key) = sorted.next_record()? {
-                on_key(key, &mut writer, entries)?;
-                progress.bar.inc(1);
-            }
-        }
-        encoder.finish(&mut writer, entries)?;
-        permutation_summaries[usize::from(permutation.id())] = writer.summary();
-        permutation_files.push(writer.into_file()?);
+    for (p, (entries, summary, file)) in sections.into_iter().enumerate() {
+        permutation_entries[p] = entries;
+        permutation_summaries[p] = summary;
+        permutation_files.push(file);
     }
     predicate_counts.finish();
     class_counts.finish();
@@ -229,7 +187,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         predicates_more: predicate_counts.more,
         classes: class_counts.top.iter().map(|&(count, id)| Ok(ClassCount { iri: names.iri(id)?, instances: count })).collect::<Result<_>>()?,
         classes_more: class_counts.more,
-        sources: options.inputs.iter().map(|i| SourceFile { name: i.display_name(), bytes: i.size_bytes() }).collect(),
+        // Only the file name: the same data built from another directory gives the same file.
+        sources: options.inputs.iter().map(|i| SourceFile { name: i.file_name(), bytes: i.size_bytes() }).collect(),
         extra: Default::default(),
     };
     let card_sealed = block::compress(&serde_json::to_vec(&card)?)?;
@@ -330,42 +289,257 @@ impl BlockWriter {
     }
 }
 
-/// Cuts keys into blocks of `block_quads`, sealing 64 at a time in parallel.
-struct PermutationEncoder {
-    block_quads: usize,
-    current: Vec<Key>,
-    pending: Vec<Vec<Key>>,
+/// Bytes of blocks being encoded and compressed at once, on top of `--mem`.
+const BATCH_BYTES: usize = 16 << 20;
+
+/// How many blocks of about `block_bytes` (in memory while being sealed) to
+/// seal at once: enough to keep every core busy, within `budget_bytes`.
+fn batch_blocks(block_bytes: usize, budget_bytes: usize) -> usize {
+    (budget_bytes / block_bytes.max(1)).clamp(1, 4 * rayon::current_num_threads())
 }
 
-impl PermutationEncoder {
-    fn new(block_quads: usize) -> Self {
-        Self { block_quads, current: Vec::with_capacity(block_quads), pending: Vec::new() }
+/// A quad or key of four ids below 2^32 packed into one integer whose order is
+/// the order of the key: the in-memory path sorts half the bytes of `[u64; 4]`
+/// with a cheaper comparison.
+type Packed = u128;
+
+fn pack(key: Key) -> Option<Packed> {
+    key.iter().all(|&id| id <= u64::from(u32::MAX)).then(|| key.iter().fold(0, |packed, &id| (packed << 32) | Packed::from(id)))
+}
+
+fn unpack(packed: Packed) -> Key {
+    [(packed >> 96) as u64, (packed >> 64) as u32 as u64, (packed >> 32) as u32 as u64, packed as u32 as u64]
+}
+
+/// Temporary-id quads as parsed: packed in memory up to a budget, else (or
+/// when an id needs more than 32 bits) appended to a file.
+struct QuadSpool {
+    dir: PathBuf,
+    capacity: usize,
+    quads: Vec<Packed>,
+    file: Option<BufWriter<File>>,
+}
+
+enum SpooledQuads {
+    Memory(Vec<Packed>),
+    Disk(File),
+}
+
+impl QuadSpool {
+    fn new(dir: &Path, budget_bytes: usize) -> Self {
+        Self { dir: dir.to_owned(), capacity: (budget_bytes / size_of::<Packed>()).max(1024), quads: Vec::new(), file: None }
     }
 
-    fn push(&mut self, key: Key, writer: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
-        self.current.push(key);
-        if self.current.len() == self.block_quads {
-            self.pending.push(std::mem::replace(&mut self.current, Vec::with_capacity(self.block_quads)));
-            if self.pending.len() == 64 {
-                self.flush(writer, entries)?;
+    fn push(&mut self, quad: Key) -> Result<()> {
+        if let Some(writer) = &mut self.file {
+            return write_record(writer, &quad);
+        }
+        let Some(packed) = pack(quad) else {
+            self.spill()?;
+            return self.push(quad);
+        };
+        if self.quads.len() == self.quads.capacity() {
+            if self.quads.len() >= self.capacity {
+                self.spill()?;
+                return self.push(quad);
             }
+            // Grow by doubling, but never past the budget.
+            self.quads.reserve_exact(self.quads.len().max(1 << 12).min(self.capacity - self.quads.len()));
+        }
+        self.quads.push(packed);
+        Ok(())
+    }
+
+    /// From now on, quads go to the file.
+    fn spill(&mut self) -> Result<()> {
+        let mut writer = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(&self.dir)?);
+        for &quad in &self.quads {
+            write_record(&mut writer, &unpack(quad))?;
+        }
+        self.quads = Vec::new();
+        self.file = Some(writer);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<SpooledQuads> {
+        Ok(match self.file {
+            None => SpooledQuads::Memory(self.quads),
+            Some(writer) => SpooledQuads::Disk(writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?),
+        })
+    }
+}
+
+impl SpooledQuads {
+    fn into_file(self, dir: &Path) -> Result<File> {
+        match self {
+            Self::Disk(file) => Ok(file),
+            Self::Memory(quads) => {
+                let mut writer = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+                for &quad in &quads {
+                    write_record(&mut writer, &unpack(quad))?;
+                }
+                writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")
+            }
+        }
+    }
+}
+
+/// The six permutation sections, written from sorted keys, and the counts the card needs.
+struct Orders<'a> {
+    dir: &'a Path,
+    progress: &'a Progress,
+    rdf_type_id: Option<TermId>,
+    /// Quads per block, chosen from the number of distinct quads.
+    block_quads: usize,
+    quad_count: u64,
+    graphs: BTreeMap<TermId, u64>,
+    predicate_counts: TopCounts,
+    class_counts: TopCounts,
+    /// Entries, summary and temporary file of each permutation written so far.
+    sections: Vec<(Vec<PermutationEntry>, SectionSummary, File)>,
+}
+
+impl<'a> Orders<'a> {
+    fn new(dir: &'a Path, progress: &'a Progress, rdf_type_id: Option<TermId>) -> Self {
+        Self {
+            dir,
+            progress,
+            rdf_type_id,
+            block_quads: 0,
+            quad_count: 0,
+            graphs: BTreeMap::new(),
+            predicate_counts: TopCounts::default(),
+            class_counts: TopCounts::default(),
+            sections: Vec::new(),
+        }
+    }
+
+    fn set_quad_count(&mut self, quad_count: u64) {
+        self.quad_count = quad_count;
+        self.block_quads = quad_count.div_ceil(128).next_power_of_two().clamp(1024, 65536) as usize;
+    }
+
+    /// All quads fit in memory: sort and deduplicate in place, then reorder the
+    /// same vector for each permutation, so no more memory is needed. An order
+    /// that shares its first component with the previous one (SOP after SPO,
+    /// POS after PSO, OPS after OSP) only needs each run of equal first ids sorted.
+    fn sort_in_memory(&mut self, mut keys: Vec<Packed>) -> Result<()> {
+        self.progress.phase("sorting SPO", 0);
+        keys.par_sort_unstable();
+        keys.dedup();
+        self.set_quad_count(keys.len() as u64);
+        // Raw and sealed bytes of a block: a few bytes per quad, plus the unpacked keys.
+        let batch = self.block_quads * batch_blocks(self.block_quads * 48, BATCH_BYTES);
+        let mut previous = Permutation::Spo;
+        for permutation in Permutation::ALL {
+            self.progress.phase(&format!("sorting {}", permutation.name()), self.quad_count);
+            if permutation != previous {
+                // The ids came packed, so they pack again.
+                let rekey = |key: &mut Packed| *key = pack(permutation.key(previous.quad(unpack(*key)))).unwrap_or(0);
+                keys.par_iter_mut().for_each(rekey);
+                if permutation.key([1, 2, 3, 0])[0] == previous.key([1, 2, 3, 0])[0] {
+                    keys.par_chunk_by_mut(|x, y| x >> 96 == y >> 96).for_each(|run| {
+                        if run.len() > 1 << 16 { run.par_sort_unstable() } else { run.sort_unstable() }
+                    });
+                } else {
+                    keys.par_sort_unstable();
+                }
+                previous = permutation;
+            }
+            let mut section = BlockWriter::new(self.dir)?;
+            let mut entries = Vec::new();
+            for keys in keys.chunks(batch) {
+                let keys: Vec<Key> = keys.par_iter().map(|&key| unpack(key)).collect();
+                self.write(permutation, &keys, &mut section, &mut entries)?;
+            }
+            self.sections.push((entries, section.summary(), section.into_file()?));
         }
         Ok(())
     }
 
-    fn finish(&mut self, writer: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
-        if !self.current.is_empty() {
-            self.pending.push(std::mem::take(&mut self.current));
+    /// Quads on disk (temporary ids already translated): external sorts, each
+    /// within half the budget.
+    fn sort_on_disk(&mut self, translated: File, memory_bytes: usize) -> Result<()> {
+        self.progress.phase("sorting SPO", 0);
+        let records = translated.metadata()?.len() / size_of::<Key>() as u64;
+        let mut sorter = ExternalSorter::<4>::new(self.dir, memory_bytes / 2, records);
+        let mut reader = BufReader::with_capacity(1 << 20, translated);
+        while let Some(quad) = read_record::<4>(&mut reader)? {
+            sorter.push(quad.map(final_id))?;
         }
-        self.flush(writer, entries)
+        drop(reader);
+        let mut sorted = sorter.finish()?;
+        let mut unique = tempfile::tempfile_in(self.dir)?;
+        let mut quad_count = 0u64;
+        {
+            let mut writer = BufWriter::with_capacity(1 << 20, &mut unique);
+            while let Some(quad) = sorted.next_record()? {
+                write_record(&mut writer, &quad)?;
+                quad_count += 1;
+            }
+            writer.flush()?;
+        }
+        drop(sorted);
+        self.set_quad_count(quad_count);
+        // The keys of a batch are copied out of the merge: 32 bytes each, plus the block.
+        let batch = self.block_quads * batch_blocks(self.block_quads * 48, BATCH_BYTES.max(memory_bytes / 4));
+        let mut pending = Vec::with_capacity(batch);
+        for permutation in Permutation::ALL {
+            self.progress.phase(&format!("sorting {}", permutation.name()), quad_count);
+            unique.rewind()?;
+            let mut reader = BufReader::with_capacity(1 << 20, unique.try_clone()?);
+            let mut section = BlockWriter::new(self.dir)?;
+            let mut entries = Vec::new();
+            let mut sorted = None;
+            if permutation != Permutation::Spo {
+                let mut sorter = ExternalSorter::<4>::new(self.dir, memory_bytes / 2, quad_count);
+                while let Some(quad) = read_record::<4>(&mut reader)? {
+                    sorter.push(permutation.key(quad))?;
+                }
+                sorted = Some(sorter.finish()?);
+            }
+            loop {
+                let key = match &mut sorted {
+                    Some(sorted) => sorted.next_record()?,
+                    None => read_record::<4>(&mut reader)?,
+                };
+                let Some(key) = key else { break };
+                pending.push(key);
+                if pending.len() == batch {
+                    self.write(permutation, &pending, &mut section, &mut entries)?;
+                    pending.clear();
+                }
+            }
+            self.write(permutation, &pending, &mut section, &mut entries)?;
+            pending.clear();
+            self.sections.push((entries, section.summary(), section.into_file()?));
+        }
+        Ok(())
     }
 
-    fn flush(&mut self, writer: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
-        let sealed: Vec<Vec<u8>> = self.pending.par_iter().map(|keys| block::seal(&encode_block(keys))).collect::<std::io::Result<_>>()?;
-        for (keys, sealed) in self.pending.drain(..).zip(sealed) {
-            let range = writer.write_block(&sealed)?;
-            entries.push(PermutationEntry { range, quad_count: keys.len() as u64, first_key: keys[0] });
+    /// Counts `keys` for the card and seals them into blocks (in parallel, in
+    /// order); `keys` is a whole number of blocks unless it ends the section.
+    fn write(&mut self, permutation: Permutation, keys: &[Key], section: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
+        match permutation {
+            Permutation::Spo => {
+                for key in keys.iter().filter(|key| key[3] != 0) {
+                    *self.graphs.entry(key[3]).or_default() += 1;
+                }
+            }
+            Permutation::Pso => keys.iter().for_each(|key| self.predicate_counts.add(key[0])),
+            Permutation::Pos => {
+                if let Some(rdf_type) = self.rdf_type_id {
+                    keys.iter().filter(|key| key[0] == rdf_type).for_each(|key| self.class_counts.add(key[1]));
+                }
+            }
+            _ => {}
         }
+        let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(|block| block::seal(&encode_block(block))).collect::<std::io::Result<_>>()?;
+        for (block, sealed) in keys.chunks(self.block_quads).zip(sealed) {
+            let range = section.write_block(&sealed)?;
+            entries.push(PermutationEntry { range, quad_count: block.len() as u64, first_key: block[0] });
+        }
+        self.progress.bar.inc(keys.len() as u64);
         Ok(())
     }
 }
@@ -469,5 +643,20 @@ impl Progress {
         self.bar.set_position(0);
         self.bar.set_message(name.to_owned());
         self.bar.enable_steady_tick(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_keys_sort_like_keys() {
+        let mut keys = vec![[1, 2, 3, 0], [1, 2, 3, 4], [0, 9, 9, 9], [1, 3, 0, 0], [u64::from(u32::MAX), 0, 1, 2], [2, 0, 0, 0]];
+        let mut packed: Vec<Packed> = keys.iter().map(|&key| pack(key).unwrap()).collect();
+        keys.sort_unstable();
+        packed.sort_unstable();
+        assert_eq!(packed.into_iter().map(unpack).collect::<Vec<_>>(), keys);
+        assert_eq!(pack([1, 1 << 32, 0, 0]), None);
     }
 }

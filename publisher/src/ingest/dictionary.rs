@@ -6,9 +6,11 @@
 
 use super::sort::{ExternalSorter, read_record, write_record};
 use anyhow::{Context, Result};
+use hashbrown::HashTable;
+use rayon::slice::ParallelSliceMut;
 use rete_core::TermId;
-use std::collections::HashMap;
 use std::fs::File;
+use std::hash::Hasher;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -16,16 +18,62 @@ use std::path::{Path, PathBuf};
 pub struct TermRuns {
     dir: PathBuf,
     budget_bytes: usize,
-    table: HashMap<Box<[u8]>, u64>,
-    table_bytes: usize,
+    table: TermTable,
     next_temporary: u64,
     runs: Vec<File>,
+}
+
+/// Terms back to back in one buffer, found through a hash table of their
+/// positions. Two allocations in all: the memory is counted exactly, and
+/// returned whole when the table goes (a box per term would leave the heap
+/// fragmented, and the process that much bigger, for the rest of the build).
+#[derive(Default)]
+struct TermTable {
+    bytes: Vec<u8>,
+    slots: HashTable<Slot>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    start: usize,
+    length: u32,
+    temporary: u64,
+}
+
+fn hash_term(term: &[u8]) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(term);
+    hasher.finish()
+}
+
+impl TermTable {
+    fn term(&self, slot: &Slot) -> &[u8] {
+        &self.bytes[slot.start..slot.start + slot.length as usize]
+    }
+
+    /// Heap bytes held, counting what sorting the table will need too: the
+    /// slots copied out (24 bytes each) and the id mapping (8 bytes per term).
+    fn heap_bytes(&self) -> usize {
+        self.bytes.len() + self.table_bytes() + self.slots.len() * 32
+    }
+
+    /// Bytes of the hash table: 24-byte slots plus a control byte, at most 7/8 full.
+    fn table_bytes(&self) -> usize {
+        self.slots.capacity() * 8 / 7 * (size_of::<Slot>() + 1)
+    }
+
+    /// Its slots in term order.
+    fn sorted_slots(&self) -> Vec<Slot> {
+        let mut slots: Vec<Slot> = self.slots.iter().copied().collect();
+        slots.par_sort_unstable_by(|a, b| self.term(a).cmp(self.term(b)));
+        slots
+    }
 }
 
 impl TermRuns {
     /// A table spilling to `dir` beyond `budget_bytes`.
     pub fn new(dir: &Path, budget_bytes: usize) -> Self {
-        Self { dir: dir.to_owned(), budget_bytes, table: HashMap::new(), table_bytes: 0, next_temporary: 1, runs: Vec::new() }
+        Self { dir: dir.to_owned(), budget_bytes, table: TermTable::default(), next_temporary: 1, runs: Vec::new() }
     }
 
     /// The temporary id of an encoded term (0 for the empty slice: the default graph).
@@ -33,44 +81,48 @@ impl TermRuns {
         if term.is_empty() {
             return Ok(0);
         }
-        if let Some(&id) = self.table.get(term) {
-            return Ok(id);
+        let hash = hash_term(term);
+        if let Some(slot) = self.table.slots.find(hash, |slot| self.table.term(slot) == term) {
+            return Ok(slot.temporary);
         }
-        let id = self.next_temporary;
-        self.next_temporary += 1;
-        self.table.insert(term.into(), id);
-        self.table_bytes += term.len() + 64;
-        if self.table_bytes > self.budget_bytes {
+        // Growing the hash table holds the old one and one twice its size at once.
+        let growth = if self.table.slots.len() == self.table.slots.capacity() { 2 * self.table.table_bytes().max(1024) } else { 0 };
+        if self.table.heap_bytes() + term.len() + 32 + growth > self.budget_bytes && !self.table.slots.is_empty() {
             self.spill()?;
         }
-        Ok(id)
-    }
-
-    /// Temporary ids handed out so far.
-    pub fn temporary_count(&self) -> u64 {
-        self.next_temporary
+        let temporary = self.next_temporary;
+        self.next_temporary += 1;
+        let slot = Slot { start: self.table.bytes.len(), length: u32::try_from(term.len()).context("term too long")?, temporary };
+        self.table.bytes.extend_from_slice(term);
+        let bytes = &self.table.bytes;
+        self.table.slots.insert_unique(hash, slot, |slot| hash_term(&bytes[slot.start..slot.start + slot.length as usize]));
+        Ok(temporary)
     }
 
     fn spill(&mut self) -> Result<()> {
-        let mut entries: Vec<(Box<[u8]>, u64)> = self.table.drain().collect();
-        entries.sort_unstable();
-        self.table_bytes = 0;
+        let slots = self.table.sorted_slots();
         let mut file = tempfile::tempfile_in(&self.dir).context("cannot create a temporary file")?;
         {
             let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
-            for (term, id) in entries {
-                writer.write_all(&(term.len() as u32).to_le_bytes())?;
-                writer.write_all(&term)?;
-                writer.write_all(&id.to_le_bytes())?;
+            for slot in slots {
+                writer.write_all(&slot.length.to_le_bytes())?;
+                writer.write_all(self.table.term(&slot))?;
+                writer.write_all(&slot.temporary.to_le_bytes())?;
             }
             writer.flush()?;
         }
         self.runs.push(file);
+        // Keep the allocations for the next run: no heap churn, and the budget already counts them.
+        self.table.bytes.clear();
+        self.table.slots.clear();
         Ok(())
     }
 
     /// Distinct terms and their total encoded bytes (a merge pass without output).
     pub fn distinct(&mut self) -> Result<(u64, u64)> {
+        if self.runs.is_empty() {
+            return Ok((self.table.slots.len() as u64, self.table.bytes.len() as u64));
+        }
         let (mut count, mut bytes) = (0, 0);
         self.merge_runs(|term| {
             count += 1;
@@ -82,8 +134,19 @@ impl TermRuns {
 
     /// Merges all runs: calls `each_term` with every distinct term in order
     /// (its final id is its 1-based position) and returns the id mapping.
-    pub fn merge(mut self, memory_bytes: usize, each_term: impl FnMut(&[u8]) -> Result<()>) -> Result<IdMapping> {
+    pub fn merge(mut self, memory_bytes: usize, mut each_term: impl FnMut(&[u8]) -> Result<()>) -> Result<IdMapping> {
         let temporary_count = self.next_temporary;
+        if self.runs.is_empty() {
+            // Never spilled: every term has one temporary id, sort them in memory.
+            let slots = self.table.sorted_slots();
+            self.table.slots = HashTable::new();
+            let mut mapping = vec![0; temporary_count as usize];
+            for (final_id, slot) in (1..).zip(slots) {
+                each_term(self.table.term(&slot))?;
+                mapping[slot.temporary as usize] = final_id;
+            }
+            return Ok(IdMapping::Memory(mapping));
+        }
         if temporary_count.saturating_mul(8) <= memory_bytes as u64 {
             let mut mapping = vec![0; temporary_count as usize];
             self.merge_runs(each_term, |temporary, final_id| {
@@ -92,7 +155,7 @@ impl TermRuns {
             })?;
             return Ok(IdMapping::Memory(mapping));
         }
-        let mut pairs = ExternalSorter::<2>::new(&self.dir, memory_bytes);
+        let mut pairs = ExternalSorter::<2>::new(&self.dir, memory_bytes, temporary_count);
         self.merge_runs(each_term, |temporary, final_id| pairs.push([temporary, final_id]))?;
         let mut sorted = pairs.finish()?;
         let mut file = tempfile::tempfile_in(&self.dir)?;
@@ -107,14 +170,17 @@ impl TermRuns {
     }
 
     fn merge_runs(&mut self, mut each_term: impl FnMut(&[u8]) -> Result<()>, mut each_pair: impl FnMut(u64, TermId) -> Result<()>) -> Result<()> {
-        if !self.table.is_empty() {
+        if !self.table.slots.is_empty() {
             self.spill()?;
         }
+        self.table = TermTable::default();
+        // The merge's read buffers share the memory the table had.
+        let buffer_bytes = (self.budget_bytes / self.runs.len().max(1)).clamp(4 << 10, 256 << 10);
         let mut readers = Vec::with_capacity(self.runs.len());
         for run in &self.runs {
             let mut file = run.try_clone()?;
             file.rewind()?;
-            readers.push(RunReader::new(file)?);
+            readers.push(RunReader::new(file, buffer_bytes)?);
         }
         let mut heap = std::collections::BinaryHeap::new();
         for (i, reader) in readers.iter_mut().enumerate() {
@@ -144,8 +210,8 @@ struct RunReader {
 }
 
 impl RunReader {
-    fn new(file: File) -> Result<Self> {
-        Ok(Self { reader: BufReader::with_capacity(1 << 18, file) })
+    fn new(file: File, buffer_bytes: usize) -> Result<Self> {
+        Ok(Self { reader: BufReader::with_capacity(buffer_bytes, file) })
     }
 
     fn next(&mut self) -> Result<Option<(Vec<u8>, u64)>> {

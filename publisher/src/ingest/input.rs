@@ -38,6 +38,15 @@ impl Input {
         if self.is_stdin() { "<stdin>".into() } else { self.path.display().to_string() }
     }
 
+    /// The file name without its directory (`<stdin>` for stdin), for the card:
+    /// how the path was spelled must not change the file.
+    pub fn file_name(&self) -> String {
+        match self.path.file_name() {
+            Some(name) if !self.is_stdin() => name.to_string_lossy().into_owned(),
+            _ => self.display_name(),
+        }
+    }
+
     /// Whether this input is standard input.
     pub fn is_stdin(&self) -> bool {
         self.path == Path::new("-")

@@ -1,6 +1,6 @@
-//! Turning RDF text into a `.rete` file with bounded memory: parse (and
-//! number terms in order of appearance), merge the term runs into the sorted
-//! dictionary, renumber quads, then sort them six times.
+//! Turning RDF text into a `.rete` file with bounded memory: parse on all
+//! cores (numbering terms in order of appearance), merge the term runs into
+//! the sorted dictionary, renumber quads, then sort them six times.
 
 pub mod build;
 pub mod dictionary;

@@ -7,7 +7,7 @@ use rayon::slice::ParallelSliceMut;
 use std::collections::BinaryHeap;
 use std::cmp::Reverse;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 /// Sorts records pushed one by one, spilling runs to `dir`.
@@ -19,10 +19,14 @@ pub struct ExternalSorter<const N: usize> {
 }
 
 impl<const N: usize> ExternalSorter<N> {
-    /// A sorter keeping at most `memory_bytes` of records in memory.
-    pub fn new(dir: &Path, memory_bytes: usize) -> Self {
+    /// A sorter keeping at most `memory_bytes` of records in memory, for about
+    /// `expected_records`. Its buffer is allocated once, at its final size: a
+    /// buffer grown by doubling leaves its smaller copies in the allocator's
+    /// heap, adding to the process's size for the rest of the build.
+    pub fn new(dir: &Path, memory_bytes: usize, expected_records: u64) -> Self {
         let run_records = (memory_bytes / (8 * N)).max(1024);
-        Self { dir: dir.to_owned(), run_records, buffer: Vec::new(), runs: Vec::new() }
+        let capacity = usize::try_from(expected_records).unwrap_or(usize::MAX).clamp(1, run_records);
+        Self { dir: dir.to_owned(), run_records, buffer: Vec::with_capacity(capacity), runs: Vec::new() }
     }
 
     /// Adds a record.
@@ -36,6 +40,7 @@ impl<const N: usize> ExternalSorter<N> {
 
     fn spill(&mut self) -> Result<()> {
         self.buffer.par_sort_unstable();
+        self.buffer.dedup();
         let mut file = tempfile::tempfile_in(&self.dir).context("cannot create a temporary file")?;
         {
             let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
@@ -58,12 +63,15 @@ impl<const N: usize> ExternalSorter<N> {
         if !self.buffer.is_empty() {
             self.spill()?;
         }
+        // The merge's read buffers share the memory the run buffer had.
+        self.buffer = Vec::new();
+        let buffer_bytes = (self.run_records * 8 * N / self.runs.len()).clamp(4 << 10, 256 << 10);
         let mut readers = Vec::with_capacity(self.runs.len());
         let mut heap = BinaryHeap::new();
         for (i, mut file) in self.runs.into_iter().enumerate() {
             use std::io::Seek;
             file.rewind()?;
-            let mut reader = BufReader::with_capacity(1 << 18, file);
+            let mut reader = BufReader::with_capacity(buffer_bytes, file);
             if let Some(record) = read_record(&mut reader)? {
                 heap.push(Reverse((record, i)));
             }
@@ -102,22 +110,32 @@ impl<const N: usize> SortedRecords<N> {
 
 /// Writes a record as little-endian u64s.
 pub fn write_record<const N: usize>(writer: &mut impl Write, record: &[u64; N]) -> Result<()> {
-    for value in record {
-        writer.write_all(&value.to_le_bytes())?;
+    let mut bytes = [0u8; 64];
+    for (chunk, value) in bytes.chunks_exact_mut(8).zip(record) {
+        chunk.copy_from_slice(&value.to_le_bytes());
     }
+    writer.write_all(&bytes[..8 * N])?;
     Ok(())
 }
 
 /// Reads a record, `None` at a clean end of file.
-pub fn read_record<const N: usize>(reader: &mut impl Read) -> Result<Option<[u64; N]>> {
+pub fn read_record<const N: usize>(reader: &mut impl BufRead) -> Result<Option<[u64; N]>> {
+    const { assert!(N <= 8) };
+    let mut bytes = [0u8; 64];
+    let bytes = &mut bytes[..8 * N];
+    // A whole record is usually in the buffer: take it without read_exact's loop.
+    let buffered = reader.fill_buf()?;
+    if buffered.len() >= bytes.len() {
+        bytes.copy_from_slice(&buffered[..bytes.len()]);
+        reader.consume(bytes.len());
+    } else if buffered.is_empty() {
+        return Ok(None);
+    } else {
+        reader.read_exact(bytes).context("temporary file truncated")?;
+    }
     let mut record = [0u64; N];
-    let mut bytes = [0u8; 8];
-    for (i, value) in record.iter_mut().enumerate() {
-        match reader.read_exact(&mut bytes) {
-            Ok(()) => *value = u64::from_le_bytes(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && i == 0 => return Ok(None),
-            Err(e) => return Err(e).context("temporary file truncated"),
-        }
+    for (value, chunk) in record.iter_mut().zip(bytes.chunks_exact(8)) {
+        *value = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
     }
     Ok(Some(record))
 }
@@ -129,7 +147,7 @@ mod tests {
     #[test]
     fn sorts_and_dedups_across_runs() {
         let dir = tempfile::tempdir().unwrap();
-        let mut sorter = ExternalSorter::<2>::new(dir.path(), 0);
+        let mut sorter = ExternalSorter::<2>::new(dir.path(), 0, 5000);
         for i in (0..5000u64).rev() {
             sorter.push([i % 1000, i % 7]).unwrap();
         }
