@@ -60,7 +60,7 @@ pub enum Command {
         /// The term table and the sorts spill to temporary files beyond it.
         #[arg(long, default_value = "1GiB")]
         mem: String,
-        /// Worker threads for sorting and compression (default: all cores).
+        /// Worker threads for parsing N-Triples/N-Quads, sorting and compression (default: all cores).
         ///
         /// The output is byte-identical whatever the thread count.
         #[arg(long)]
