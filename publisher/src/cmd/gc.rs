@@ -4,8 +4,8 @@
 //! entry, which the next gc removes. Such files younger than an hour are left
 //! alone: they may be a publish in progress that has not written its entry yet.
 
-use crate::r2::catalog::{self, StoredVersion};
-use crate::r2::{self, TargetOptions, layout};
+use crate::r2::catalog::StoredVersion;
+use crate::r2::{TargetOptions, layout};
 use anyhow::{Result, bail};
 
 /// Files without an entry younger than this are kept (a publish may be running).
@@ -13,15 +13,7 @@ pub const ORPHAN_GRACE_S: i64 = 3600;
 
 /// Deletes old versions of `name`, keeping the `keep` newest and the current one.
 pub fn run(target: &TargetOptions, name: &str, keep: usize, dry_run: bool, json: bool) -> Result<()> {
-    layout::check_name(name).map_err(super::UsageError)?;
-    let opened = r2::open(target)?;
-    if let Some(notice) = &opened.notice {
-        eprintln!("rete: {notice}");
-    }
-    let target = opened.target;
-    let Some(dataset) = catalog::load(&target, Some(name))?.into_iter().next() else {
-        bail!("there is no dataset {name} on {}; `rete ls` lists them", target.describe())
-    };
+    let (target, dataset) = super::open_dataset(target, name)?;
     if dataset.current_error.is_some() {
         bail!("{name}'s current.json is invalid; fix it (rete rollback {name} VERSION) before collecting, so the served version is known");
     }

@@ -10,8 +10,9 @@ pub mod publish;
 pub mod rollback;
 pub mod verify;
 
+use crate::r2::{self, TargetOptions, catalog, layout};
 use crate::source::file::FileSource;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rete_core::Store;
 use std::path::Path;
 
@@ -34,4 +35,18 @@ pub const CACHE_BYTES: usize = 256 << 20;
 pub fn open(path: &Path) -> Result<Store<FileSource>> {
     let source = FileSource::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     Store::open(source, CACHE_BYTES).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Opens the storage target and loads one published dataset (rollback, gc).
+pub fn open_dataset(target: &TargetOptions, name: &str) -> Result<(r2::Target, catalog::Dataset)> {
+    layout::check_name(name).map_err(UsageError)?;
+    let opened = r2::open(target)?;
+    if let Some(notice) = &opened.notice {
+        eprintln!("rete: {notice}");
+    }
+    let target = opened.target;
+    let Some(dataset) = catalog::load(&target, Some(name))?.into_iter().next() else {
+        bail!("there is no dataset {name} on {}; `rete ls` lists them", target.describe())
+    };
+    Ok((target, dataset))
 }

@@ -2,21 +2,12 @@
 //! version (by default the one published just before the current one). Only
 //! the pointer is written, in one PUT, after checking the file is there.
 
-use crate::r2::catalog;
-use crate::r2::{self, TargetOptions, layout};
+use crate::r2::{TargetOptions, layout};
 use anyhow::{Result, bail};
 
 /// Switches `name` to `version` (a hash or a unique prefix), or to the previous version.
 pub fn run(target: &TargetOptions, name: &str, version: Option<&str>, json: bool) -> Result<()> {
-    layout::check_name(name).map_err(super::UsageError)?;
-    let opened = r2::open(target)?;
-    if let Some(notice) = &opened.notice {
-        eprintln!("rete: {notice}");
-    }
-    let target = opened.target;
-    let Some(dataset) = catalog::load(&target, Some(name))?.into_iter().next() else {
-        bail!("there is no dataset {name} on {}; `rete ls` lists them", target.describe())
-    };
+    let (target, dataset) = super::open_dataset(target, name)?;
     let current = dataset.current.clone();
     let chosen = match version {
         Some(version) => dataset.find(version).map_err(anyhow::Error::msg)?,
