@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PYOXIGRAPH_VERSION=0.5.13
-APT_PACKAGES=(clang)            # clang: zstd-sys for wasm32 (docs: shared TOOLCHAIN.md)
+APT_PACKAGES=(clang chromium)   # clang: zstd-sys for wasm32; chromium: the browser tests (TOOLCHAIN.md)
 RUST_TARGETS=(wasm32-unknown-unknown)
 
 log=$(mktemp)

@@ -23,6 +23,7 @@ SUITES=(
   "differential | plain | python3 tests/differential/run.py"
   # "conformance | plain       | cargo run --release -p rete-conformance"
   "worker   | vitest-json | npx vitest run --config tests/worker/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
+  "browser  | vitest-json | npx vitest run --config tests/browser/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/browser.json"
 )
 # ---------------------------------------------------------------------------------------------
 

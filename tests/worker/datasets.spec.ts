@@ -34,7 +34,7 @@ describe("GET /", () => {
     for (const accept of [BROWSER, "*/*"]) {
       const r = await w.fetch("/", { headers: { accept } });
       expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      expect(await r.text()).toContain('<a href="/qudt/card">qudt</a>');
+      expect(await r.text()).toContain('<a href="/qudt">qudt</a>');
     }
   });
 
@@ -67,11 +67,27 @@ describe("GET /{ds}/card", () => {
     expect(counters(again).bytes).toBeLessThan(300);
   });
 
+  test("/{ds} is the dataset page: the card as HTML, with bars, a query box and the summary's place", async () => {
+    const r = await w.fetch("/qudt", { headers: { accept: BROWSER } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await r.text();
+    expect(page).toContain('<script type="module" src="/_site/site.js"></script>');
+    expect(page).toMatch(/<th scope="row">triples<\/th><td>55\u202f541<\/td>/);
+    expect(page).toContain('<span class="bar" style="width:100.0%">');
+    expect(page).toContain('<form class="query" method="get" action="/qudt/sparql">');
+    expect(page).toContain('data-summary="/qudt/summary"');
+    // HTML only: a program asking for JSON is told what there is.
+    const json = await w.fetch("/qudt", { headers: { accept: "application/json" } });
+    expect(json.status).toBe(406);
+    expect((await w.fetch("/no-such-dataset", { headers: { accept: BROWSER } })).status).toBe(404);
+  });
+
   test("HTML for browsers, format=html for links", async () => {
     const r = await w.fetch("/qudt/card", { headers: { accept: BROWSER } });
     expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const page = await r.text();
-    expect(page).toContain("<h1>qudt</h1>");
+    expect(page).toContain('<body data-page="dataset" data-dataset="qudt">');
     expect(page).toContain('href="/qudt/resource?iri=http%3A%2F%2Fqudt.org%2Fschema%2Fqudt%2FapplicableUnit"');
     expect((await w.fetch("/qudt/card?format=html")).headers.get("content-type")).toBe("text/html; charset=utf-8");
   });
@@ -103,7 +119,8 @@ describe("GET /{ds}/summary", () => {
     expect(summary).toMatchObject({ dataset: "dbpedia-ontology", quads: 40763, levels: [] });
     expect(summary.classes.length).toBeGreaterThan(0);
     const html = await w.fetch("/dbpedia-ontology/summary", { headers: { accept: BROWSER } });
-    expect(await html.text()).toContain("<h2>Classes</h2>");
+    // The dataset page holds the summary picture.
+    expect(await html.text()).toContain('<h2 id="classes-h">Classes</h2>');
     const level = await w.fetch("/dbpedia-ontology/summary?level=1");
     expect(level.status).toBe(404);
   });

@@ -113,10 +113,10 @@ describe("CONSTRUCT and DESCRIBE formats", () => {
     const html = await get(CONSTRUCT, "text/html");
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const page = await html.text();
-    expect(page).toContain("<th>subject</th><th>predicate</th><th>object</th>");
-    expect(page).toContain('<a href="/schema-org/resource?iri=http%3A%2F%2Fschema.org%2FPerson">http://schema.org/Person</a>');
+    expect(page).toContain('<th scope="col">subject</th><th scope="col">predicate</th><th scope="col">object</th>');
+    expect(page).toContain('<a class="iri" href="/schema-org/resource?iri=http%3A%2F%2Fschema.org%2FPerson">http://schema.org/Person</a>');
     const ask = await get(ASK, "text/html");
-    expect(await ask.text()).toContain("<p>Answer: <strong>true</strong></p>");
+    expect(await ask.text()).toContain("Answer: <strong>true</strong>");
   });
 
   test("DESCRIBE gives the resource's triples", async () => {
@@ -279,7 +279,7 @@ describe("service description", () => {
     expect(await nt.text()).toContain("<http://www.w3.org/ns/sparql-service-description#endpoint>");
     const html = await w.fetch("/qudt/sparql", { headers: { accept: "text/html" } });
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(await html.text()).toContain('<form method="get" action="/qudt/sparql">');
+    expect(await html.text()).toContain('<form class="query" method="get" action="/qudt/sparql">');
   });
 });
 

@@ -4,7 +4,7 @@
 //! both, so the run that streams is the run that was checked.
 
 use crate::conneg::Format;
-use crate::html;
+use crate::pages;
 use futures_channel::mpsc;
 use futures_util::SinkExt;
 use oxrdf::Triple;
@@ -13,7 +13,6 @@ use rete_core::results::ResultFormat;
 use rete_core::sparql::{Answer, QueryError};
 use sparesults::{QueryResultsFormat, QueryResultsSerializer};
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::rc::Rc;
 
@@ -218,28 +217,18 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                     serializer.finish()?;
                 }
                 Format::Html => {
-                    out.text(&html::head("Query results", Some(page.dataset)));
-                    out.text(&html::query_form(page.dataset, page.query));
-                    let mut row = String::from("<table><thead><tr>");
-                    for variable in &variables {
-                        let _ = write!(row, "<th>?{}</th>", html::escape(variable.as_str()));
-                    }
-                    row.push_str("</tr></thead><tbody>\n");
-                    out.text(&row);
+                    out.text(&pages::query::results_top(page.dataset, page.query));
+                    let columns: Vec<String> = variables.iter().map(|v| format!("?{}", v.as_str())).collect();
+                    out.text(&pages::query::table_top(&columns));
                     let mut count = 0u64;
                     for solution in solutions {
                         let solution = solution?;
-                        let mut row = String::from("<tr>");
-                        for variable in &variables {
-                            let cell = solution.get(variable).map(|t| html::owned_term(page.dataset, t)).unwrap_or_default();
-                            let _ = write!(row, "<td>{cell}</td>");
-                        }
-                        row.push_str("</tr>\n");
-                        out.text(&row);
+                        let cells: Vec<String> = variables.iter().map(|v| solution.get(v).map(|t| pages::term::owned_term(page.dataset, t)).unwrap_or_default()).collect();
+                        out.text(&pages::query::row(&cells));
                         count += 1;
                         out.item_done().await?;
                     }
-                    out.text(&format!("</tbody></table><p>{count} solutions</p>\n{}", html::FOOT));
+                    out.text(&pages::query::table_end(count, "solutions"));
                 }
                 Format::Json => return Err(mismatch(format)),
             }
@@ -250,9 +239,8 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                 QueryResultsSerializer::from_format(rf).serialize_boolean_to_writer(out.buf.clone(), value)?;
             }
             Format::Html => {
-                out.text(&html::head("Query result", Some(page.dataset)));
-                out.text(&html::query_form(page.dataset, page.query));
-                out.text(&format!("<p>Answer: <strong>{value}</strong></p>\n{}", html::FOOT));
+                out.text(&pages::query::results_top(page.dataset, page.query));
+                out.text(&pages::query::boolean(value));
             }
             Format::Json => return Err(mismatch(format)),
         },
@@ -267,17 +255,16 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                 serializer.finish()?;
             }
             Format::Html => {
-                out.text(&html::head("Query results", Some(page.dataset)));
-                out.text(&html::query_form(page.dataset, page.query));
-                out.text("<table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
+                out.text(&pages::query::results_top(page.dataset, page.query));
+                out.text(&pages::query::table_top(&["subject".into(), "predicate".into(), "object".into()]));
                 let mut count = 0u64;
                 for triple in triples {
                     let triple = triple?;
-                    out.text(&triple_row(page.dataset, &triple));
+                    out.text(&pages::term::triple_row(page.dataset, &triple));
                     count += 1;
                     out.item_done().await?;
                 }
-                out.text(&format!("</tbody></table><p>{count} triples</p>\n{}", html::FOOT));
+                out.text(&pages::query::table_end(count, "triples"));
             }
             Format::Json => return Err(mismatch(format)),
         },
@@ -285,16 +272,6 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
         _ => return Err(mismatch(format)),
     }
     out.finish().await
-}
-
-/// A `<tr>` of subject, predicate, object.
-pub fn triple_row(dataset: &str, triple: &Triple) -> String {
-    format!(
-        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        html::term(dataset, triple.subject.as_ref().into()),
-        html::term(dataset, triple.predicate.as_ref().into()),
-        html::owned_term(dataset, &triple.object)
-    )
 }
 
 /// Serializes a small graph at once (service descriptions, resource pages).

@@ -11,9 +11,9 @@ mod config;
 mod conneg;
 mod datasets;
 mod driver;
-mod html;
 mod http;
 mod http_error;
+mod pages;
 mod r2_source;
 mod routes;
 
@@ -94,6 +94,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
     }
     match segments.as_slice() {
         [""] if read => routes::index::handle(ctx).await,
+        [ds] if read && datasets::is_name(ds) && base_iri_of(ctx).is_none() => routes::dataset::handle(ctx, ds).await,
         [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
         [ds, "card"] if read => routes::card::handle(ctx, ds).await,
         [ds, "summary"] if read => routes::summary::handle(ctx, ds).await,

@@ -5,11 +5,12 @@
 //! URIs: 303 to the resource view in the negotiated format, or for a hash
 //! IRI's document (`…/doc` when the data has `…/doc#x`) that document itself.
 
-use crate::answer::{triple_row, triples_to_bytes};
+use crate::answer::triples_to_bytes;
 use crate::conneg::Format;
 use crate::datasets;
 use crate::driver::Session;
-use crate::html::{self, encode_param, escape};
+use crate::pages;
+use crate::pages::term::encode_param;
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
 use oxrdf::{NamedNode, NamedNodeRef, Term, TermRef, Triple};
@@ -269,39 +270,13 @@ impl View<'_> {
                 bytes.extend(triples_to_bytes(&triples, format, &[]).map_err(|e| HttpError::Internal(format!("writing the view failed: {e}")))?);
                 bytes
             }
-            _ => self.html(&page, next.as_deref()).into_bytes(),
+            _ => pages::resource::View { dataset: self.name, iri: &self.iri, page: self.page, triples: &page.triples, base: &base, format_param: &format_param, more: page.more }.html().into_bytes(),
         };
         let mut reply = Reply::ok(self.format, bytes);
         if let Some(next) = next {
             reply = reply.header("link", format!("<{next}>; rel=\"next\""));
         }
         Ok(reply)
-    }
-
-    fn html(&self, page: &Page, next: Option<&str>) -> String {
-        let name = self.name;
-        let mut out = html::head(&self.title, Some(name));
-        let this = format!("/{name}/resource?iri={}", encode_param(&self.iri));
-        let _ = writeln!(
-            out,
-            "<p>As <a href=\"{this}&amp;format=ttl\">Turtle</a> · <a href=\"{this}&amp;format=nt\">N-Triples</a> · <a href=\"{this}&amp;format=jsonld\">JSON-LD</a> · page {}</p>",
-            self.page,
-            this = escape(&this)
-        );
-        out.push_str("<h2>Outgoing</h2><table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
-        for (triple, _) in page.triples.iter().filter(|(_, outgoing)| *outgoing) {
-            out.push_str(&triple_row(name, triple));
-        }
-        out.push_str("</tbody></table><h2>Incoming</h2><table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>\n");
-        for (triple, _) in page.triples.iter().filter(|(_, outgoing)| !*outgoing) {
-            out.push_str(&triple_row(name, triple));
-        }
-        out.push_str("</tbody></table>\n");
-        if let Some(next) = next {
-            let _ = writeln!(out, "<p><a rel=\"next\" href=\"{}\">next page</a></p>", escape(next));
-        }
-        out.push_str(html::FOOT);
-        out
     }
 }
 

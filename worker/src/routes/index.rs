@@ -3,12 +3,11 @@
 
 use crate::conneg::Format;
 use crate::datasets::{self, ROOT, VersionEntry};
-use crate::html::{self, escape};
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
+use crate::pages;
 use futures_util::future::join_all;
 use serde_json::json;
-use std::fmt::Write as _;
 
 /// Datasets listed at most.
 const MAX_DATASETS: usize = 1000;
@@ -40,26 +39,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
     }
     let origin = ctx.origin();
     let bytes = match format {
-        Format::Html => {
-            let mut page = html::head("Datasets", None);
-            page.push_str("<table><thead><tr><th>name</th><th>triples</th><th>bytes</th><th>published</th><th></th></tr></thead><tbody>\n");
-            for e in &entries {
-                let _ = writeln!(
-                    page,
-                    "<tr><td><a href=\"/{n}/card\">{n}</a></td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td><a href=\"/{n}/sparql\">sparql</a> · <a href=\"/{n}/summary\">summary</a></td></tr>",
-                    e.quads,
-                    e.bytes,
-                    escape(&e.published_at),
-                    n = escape(&e.name)
-                );
-            }
-            page.push_str("</tbody></table>\n");
-            if more {
-                let _ = writeln!(page, "<p>Only the first {MAX_DATASETS} datasets are listed.</p>");
-            }
-            page.push_str(html::FOOT);
-            page.into_bytes()
-        }
+        Format::Html => pages::home::page(&entries, more, MAX_DATASETS).into_bytes(),
         _ => {
             let list: Vec<_> = entries
                 .iter()

@@ -1,6 +1,7 @@
 //! One file per route; `lib.rs` holds the table that dispatches to them.
 
 pub mod card;
+pub mod dataset;
 pub mod deref;
 pub mod index;
 pub mod sparql;

@@ -8,7 +8,7 @@ use crate::answer::{Out, PageInfo, WriteFailure, triples_to_bytes, write_answer}
 use crate::conneg::{Format, GRAPH_FORMATS, SOLUTION_FORMATS};
 use crate::datasets;
 use crate::driver::Session;
-use crate::html;
+use crate::pages;
 use crate::http::{Body, Ctx, Reply, etag};
 use crate::http_error::HttpError;
 use futures_channel::mpsc;
@@ -17,7 +17,6 @@ use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query};
 use rete_core::{RangeSource, Store};
-use std::fmt::Write as _;
 use std::sync::Arc;
 use worker::{Method, Request};
 
@@ -284,20 +283,7 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
     let bytes = match format {
         Format::Rdf(rf) => triples_to_bytes(&triples, rf, &[("sd", SD), ("void", VOID), ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
             .map_err(|e| HttpError::Internal(format!("writing the service description failed: {e}")))?,
-        _ => {
-            let mut page = html::head(&format!("{name}: SPARQL endpoint"), Some(name));
-            let example = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 10";
-            page.push_str(&html::query_form(name, example));
-            let _ = write!(
-                page,
-                "<p>{} triples, {} terms, {} named graphs. This page is the HTML form of the <a href=\"?format=ttl\">service description</a>.</p>\n{}",
-                header.quad_count,
-                header.term_count,
-                graphs.len(),
-                html::FOOT
-            );
-            page.into_bytes()
-        }
+        _ => pages::query::endpoint(name, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?, header.quad_count, header.term_count, graphs.len()).into_bytes(),
     };
     Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
 }

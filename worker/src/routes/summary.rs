@@ -4,11 +4,10 @@
 
 use crate::conneg::Format;
 use crate::datasets;
-use crate::html::{self, escape};
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
+use crate::pages;
 use serde_json::json;
-use std::fmt::Write as _;
 
 /// GET `/{ds}/summary[?level=N]`.
 pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
@@ -25,17 +24,8 @@ pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
     }
     let card = super::card::read(ctx, &dataset).await?;
     let bytes = match format {
-        Format::Html => {
-            let mut page = html::head(&format!("{name}: summary"), Some(name));
-            let _ = writeln!(page, "<p>{} triples, {} terms, {} named graphs; {} classes and {} predicates.</p>", card.quads, card.terms, card.graphs, card.classes.len() as u64 + card.classes_more, card.predicates.len() as u64 + card.predicates_more);
-            page.push_str("<h2>Classes</h2><table><tr><th>class</th><th>instances</th></tr>\n");
-            for class in card.classes.iter().take(50) {
-                let _ = writeln!(page, "<tr><td><a href=\"{}\">{}</a></td><td class=n>{}</td></tr>", escape(&html::resource_href(name, &class.iri)), escape(&class.iri), class.instances);
-            }
-            page.push_str("</table>\n");
-            page.push_str(html::FOOT);
-            page.into_bytes()
-        }
+        // The dataset page holds the summary picture, drawn from this route's JSON.
+        Format::Html => pages::dataset::page(name, &dataset.entry, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?).into_bytes(),
         _ => {
             let body = json!({
                 "dataset": name,

@@ -1,0 +1,66 @@
+// The Worker's JSON answers the site reads, named after the Rust structs and routes that
+// produce them (core/src/format/card.rs Card, worker/src/routes/summary.rs, SPARQL JSON results).
+// Members marked optional come with newer cards or summaries; the pages work without them.
+
+export interface PredicateCount { iri: string; quads: number; label?: string }
+export interface ClassCount { iri: string; instances: number; label?: string; examples?: string[] }
+export interface Namespace { prefix: string; iri: string; terms?: number }
+
+/** `GET /{ds}/card` (Accept: application/json). */
+export interface Card {
+  rete_version: string;
+  quads: number;
+  terms: number;
+  graphs: number;
+  predicates: PredicateCount[];
+  classes: ClassCount[];
+  title?: string;
+  description?: string;
+  license?: string;
+  namespaces?: Namespace[];
+}
+
+export interface SchemaLink { from: string; predicate: string; to: string; count: number }
+
+/** `GET /{ds}/summary`. */
+export interface Summary {
+  dataset: string;
+  version: string;
+  schema?: {
+    classes: { iri: string; label?: string; instances: number }[];
+    subclass_of?: { sub: string; super: string }[];
+    links?: SchemaLink[];
+  };
+  levels: { level: number; nodes: number; edges: number }[];
+}
+
+export interface LevelNode { id: string; size: number; label?: string; iri?: string; parent?: string | null; members?: string }
+
+/** `GET /{ds}/summary?level=N`. */
+export interface SummaryLevel {
+  level: number;
+  levels: number;
+  nodes: LevelNode[];
+  edges: { source: string; target: string; weight: number }[];
+}
+
+/** One RDF term of SPARQL JSON results (and of parsed N-Triples). */
+export interface Term {
+  type: "uri" | "literal" | "bnode" | "triple";
+  value: string;
+  "xml:lang"?: string;
+  datatype?: string;
+}
+
+/** SPARQL 1.1 Query Results JSON. */
+export interface SparqlJson {
+  head: { vars?: string[] };
+  results?: { bindings: Record<string, Term>[] };
+  boolean?: boolean;
+}
+
+/** The Worker's error body (worker/src/http_error.rs): a syntax error carries its position, 1-based. */
+export interface ErrorBody { error: string; status: number; message: string; line?: number; column?: number }
+
+/** An example query shipped with the site (scripts/build-site.mjs, from examples/NAME/queries/). */
+export interface Example { file: string; title: string; query: string }

@@ -1,0 +1,199 @@
+// The site in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core) against `wrangler dev` serving examples/ (global-setup.ts). Walks what a
+// person does: home, a dataset, a query and its rows, sorting, an IRI's resource page, paging
+// its links, a syntax error marked in the editor, the resource page without JavaScript, and a
+// phone-width screen. Screenshots go to build/test-artifacts/browser/.
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+
+const BASE = inject("baseURL");
+const SHOTS = resolve(import.meta.dirname, "../../build/test-artifacts/browser");
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const UNIT = "http://qudt.org/schema/qudt/Unit"; // 1,700+ incoming rdf:type links: several pages
+const KMH = "http://qudt.org/vocab/unit/KiloM-PER-HR";
+const KMH_LABEL = '"Kilometre per Hour"@en';
+
+let browser: Browser;
+let context: BrowserContext;
+const errors: string[] = [];
+
+async function open(path: string, ctx: BrowserContext = context): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on("pageerror", (error) => errors.push(`${path}: ${error.message}`));
+  await page.goto(`${BASE}${path}`);
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: resolve(SHOTS, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  // No page threw: script errors would otherwise pass unseen.
+  expect(errors).toEqual([]);
+});
+
+describe("home", () => {
+  test("lists the datasets with triples, size and links, titles filled from the cards", async () => {
+    const page = await open("/");
+    const rows = page.locator("tr[data-dataset]");
+    await expect.poll(() => rows.count()).toBe(3);
+    const qudt = page.locator('tr[data-dataset="qudt"]');
+    expect(await qudt.locator("td.n").first().innerText()).toMatch(/^55\s541$/);
+    expect(await qudt.locator("a", { hasText: "query" }).getAttribute("href")).toBe("/qudt/sparql");
+    await shot(page, "home");
+  });
+
+  test("a dataset name opens its page: the card, bar charts and the summary graph", async () => {
+    const page = await open("/");
+    await page.locator("a", { hasText: "qudt" }).first().click();
+    await page.waitForURL(`${BASE}/qudt`);
+    expect(await page.locator("h1").innerText()).toBeTruthy();
+    expect(await page.locator("table.facts").innerText()).toContain("triples");
+    expect(await page.locator("#classes-h + .scroll tbody tr").count()).toBeGreaterThan(5);
+    expect(await page.locator("span.bar").count()).toBeGreaterThan(5);
+    // The summary picture: a Cytoscape canvas and the same nodes as a keyboard-usable list.
+    await page.locator(".graph canvas").first().waitFor();
+    await expect.poll(() => page.locator(".summary ul.nodes button").count()).toBeGreaterThan(5);
+    // Community levels come with files that carry a SUMMARY section; without, the page says so.
+    const levels = ((await (await fetch(`${BASE}/qudt/summary`, { headers: { accept: "application/json" } })).json()) as { levels: unknown[] }).levels;
+    if (levels.length) expect(await page.locator(".summary select option").count()).toBe(levels.length + 1);
+    else expect(await page.locator(".summary").innerText()).toContain("no community levels");
+    await shot(page, "dataset");
+  });
+});
+
+describe("query page", () => {
+  test("the editor runs a query: rows, reads, bytes and time, downloads, the URL keeps the query", async () => {
+    const page = await open("/qudt/sparql");
+    const editor = page.locator(".cm-content");
+    await editor.waitFor();
+    // Prefixes are pre-filled, and the query box is labelled.
+    expect(await editor.innerText()).toContain("PREFIX");
+    expect(await editor.getAttribute("aria-labelledby")).toBe("query-label");
+    await editor.click();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.type("SELECT ?unit ?label WHERE { GRAPH ?g { ?unit <http://www.w3.org/2000/01/rdf-schema#label> ?label } } LIMIT 20", { delay: 0 });
+    await page.locator("form.query button[type=submit]").click();
+    const rows = page.locator("#results table.results tbody tr");
+    await expect.poll(() => rows.count()).toBe(20);
+    const status = await page.locator("p.status").innerText();
+    expect(status).toMatch(/^20 solutions · \d+ ms · \d+ reads · [\d,]+ bytes read$/);
+    expect(new URL(page.url()).searchParams.get("query")).toContain("LIMIT 20");
+    const csv = page.locator(".downloads a", { hasText: "CSV" });
+    expect(await csv.getAttribute("href")).toContain("format=csv");
+    const download = await page.request.get(`${BASE}${await csv.getAttribute("href")}`);
+    expect(download.headers()["content-type"]).toContain("text/csv");
+    expect((await download.text()).split("\r\n")[0]).toBe("unit,label");
+    await shot(page, "query");
+  });
+
+  test("a shared link opens with its query run; a column sorts both ways", async () => {
+    const query = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g";
+    const page = await open(`/qudt/sparql?query=${encodeURIComponent(query)}`);
+    const rows = page.locator("#results table.results tbody tr");
+    await expect.poll(() => rows.count()).toBe(7);
+    const header = page.locator("table.results th", { hasText: "?n" });
+    await header.locator("button").click();
+    expect(await header.getAttribute("aria-sort")).toBe("ascending");
+    const numbers = async () => (await page.locator("table.results tbody tr td:nth-child(2) .lit").allInnerTexts()).map(Number);
+    const ascending = await numbers();
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    await header.locator("button").click();
+    expect(await header.getAttribute("aria-sort")).toBe("descending");
+    expect((await numbers())[0]).toBe(22360);
+  });
+
+  test("CONSTRUCT answers show as triples", async () => {
+    const query = `CONSTRUCT { ?u a <http://x/Unit> } WHERE { GRAPH ?g { ?u <http://www.w3.org/2000/01/rdf-schema#label> ${KMH_LABEL} } }`;
+    const page = await open(`/qudt/sparql?query=${encodeURIComponent(query)}`);
+    await expect.poll(() => page.locator("#results table.results tbody tr").count()).toBeGreaterThan(0);
+    expect(await page.locator("p.status").innerText()).toMatch(/^\d+ triples · /);
+    expect(await page.locator("table.results thead").innerText()).toContain("subject");
+  });
+
+  test("a syntax error is shown at its line and column, and marked in the editor", async () => {
+    const page = await open(`/qudt/sparql?query=${encodeURIComponent("SELECT * WHERE {\n  ?s ?p ?o .\n  FILTR(?o)\n}")}`);
+    const alert = page.locator("#results [role=alert]");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain("At line 3, column 11");
+    await page.locator(".cm-lintRange-error").waitFor();
+    const marked = await page.locator(".cm-lintRange-error").evaluate((node) => node.closest(".cm-line")?.textContent);
+    expect(marked).toContain("FILTR");
+    await shot(page, "syntax-error");
+  });
+
+  test("an IRI in the results opens its resource page", async () => {
+    const query = `SELECT ?unit WHERE { GRAPH ?g { ?unit <http://www.w3.org/2000/01/rdf-schema#label> ${KMH_LABEL} } }`;
+    const page = await open(`/qudt/sparql?query=${encodeURIComponent(query)}`);
+    const link = page.locator("table.results a.iri").first();
+    await link.waitFor();
+    const iri = await link.innerText();
+    await link.click();
+    await page.waitForURL(/\/qudt\/resource\?iri=/);
+    expect(iri).toBe(KMH);
+    expect(await page.locator("p.iri code").innerText()).toBe(KMH);
+    expect(await page.locator("h1").innerText()).toBe("Kilometre per Hour");
+    expect(await page.locator("p.types").innerText()).toContain("Type:");
+    await shot(page, "resource");
+  });
+});
+
+describe("resource pages", () => {
+  test("links page forward and back", async () => {
+    const page = await open(`/qudt/resource?iri=${encodeURIComponent(UNIT)}`);
+    expect(await page.locator("nav.pages span").innerText()).toBe("page 1");
+    await page.locator("a[rel=next]").click();
+    await page.waitForURL(/page=2/);
+    expect(await page.locator("nav.pages span").innerText()).toBe("page 2");
+    expect(await page.locator("#in-h").innerText()).toMatch(/Incoming links \(\d+\)/);
+    await page.locator("a[rel=prev]").click();
+    await page.waitForURL(/page=1/);
+  });
+
+  test("work without JavaScript", async () => {
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await open(`/qudt/resource?iri=${encodeURIComponent(KMH)}`, noScript);
+      expect(await page.locator("h1").innerText()).toBe("Kilometre per Hour");
+      expect(await page.locator("table.links").count()).toBe(2);
+      await page.locator("table.links a.iri").first().click();
+      await page.waitForURL(/\/qudt\/resource\?iri=/);
+      expect(await page.locator("#out-h").count()).toBe(1);
+      // The query page degrades to a form that GETs the HTML results.
+      const query = await open("/qudt/sparql", noScript);
+      await query.locator("form.query button[type=submit]").click();
+      await query.waitForURL(/query=/);
+      expect(await query.locator("table.results tbody tr").count()).toBe(10);
+      await shot(page, "resource-no-js");
+    } finally {
+      await noScript.close();
+    }
+  });
+});
+
+describe("on a phone", () => {
+  test("pages fit 375 px wide", async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    try {
+      for (const [path, name] of [["/", "phone-home"], ["/qudt", "phone-dataset"], [`/qudt/resource?iri=${encodeURIComponent(KMH)}`, "phone-resource"], ["/qudt/sparql", "phone-query"]]) {
+        const page = await open(path, phone);
+        await page.waitForLoadState("networkidle");
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width, path).toBeLessThanOrEqual(375);
+        await shot(page, name);
+      }
+    } finally {
+      await phone.close();
+    }
+  });
+});

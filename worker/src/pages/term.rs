@@ -1,0 +1,127 @@
+//! The pieces every page is made of: escaping, URLs of the Worker's own
+//! views, numbers for people, and RDF terms as table cells whose IRIs link
+//! to their resource view.
+
+use oxrdf::{Term, TermRef, Triple};
+use std::fmt::Write;
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Percent-encodes a query parameter value.
+pub fn encode_param(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// The resource view URL of an IRI in a dataset (path only).
+pub fn resource_href(dataset: &str, iri: &str) -> String {
+    format!("/{dataset}/resource?iri={}", encode_param(iri))
+}
+
+/// The query page URL that runs `query` (path only).
+pub fn query_href(dataset: &str, query: &str) -> String {
+    format!("/{dataset}/sparql?query={}", encode_param(query))
+}
+
+/// A link to an IRI's resource view, showing the IRI.
+pub fn iri_link(dataset: &str, iri: &str) -> String {
+    format!(r#"<a class="iri" href="{}">{}</a>"#, escape(&resource_href(dataset, iri)), escape(iri))
+}
+
+/// An integer with thin-space thousands separators (`55 541`), for reading.
+pub fn count(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte size in B, kB, MB or GB (powers of 1000, one decimal).
+pub fn bytes(value: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if value < 1000 {
+        return format!("{value} B");
+    }
+    let mut size = value as f64 / 1000.0;
+    let mut unit = 0;
+    while size >= 1000.0 && unit + 1 < UNITS.len() {
+        size /= 1000.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
+/// A term for a table cell: IRIs link to their resource view, literals show
+/// their language or (when not xsd:string) their datatype.
+pub fn term(dataset: &str, term: TermRef<'_>) -> String {
+    match term {
+        TermRef::NamedNode(node) => iri_link(dataset, node.as_str()),
+        TermRef::BlankNode(node) => format!("<code>_:{}</code>", escape(node.as_str())),
+        TermRef::Literal(literal) => {
+            let mut cell = format!(r#"<span class="lit">{}</span>"#, escape(literal.value()));
+            if let Some(language) = literal.language() {
+                let _ = write!(cell, r#" <span class="dt">@{}</span>"#, escape(language));
+            } else if literal.datatype() != oxrdf::vocab::xsd::STRING {
+                let _ = write!(cell, r#" <span class="dt">^^{}</span>"#, iri_link(dataset, literal.datatype().as_str()));
+            }
+            cell
+        }
+        #[allow(unreachable_patterns)]
+        other => escape(&other.to_string()),
+    }
+}
+
+/// An owned term for a table cell.
+pub fn owned_term(dataset: &str, value: &Term) -> String {
+    term(dataset, value.as_ref())
+}
+
+/// A `<tr>` of subject, predicate, object.
+pub fn triple_row(dataset: &str, triple: &Triple) -> String {
+    format!(
+        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        term(dataset, triple.subject.as_ref().into()),
+        term(dataset, triple.predicate.as_ref().into()),
+        owned_term(dataset, &triple.object)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_links() {
+        assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        let node = oxrdf::NamedNode::new_unchecked("http://x/a?b=c&d");
+        let cell = term("ds", node.as_ref().into());
+        assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fa%3Fb%3Dc%26d"), "{cell}");
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(count(5), "5");
+        assert_eq!(count(55_541), "55\u{202f}541");
+        assert_eq!(count(1_234_567), "1\u{202f}234\u{202f}567");
+        assert_eq!(bytes(999), "999 B");
+        assert_eq!(bytes(2_900_000), "2.9 MB");
+    }
+}
