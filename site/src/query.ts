@@ -128,7 +128,7 @@ export function enhance(dataset: string): void {
     } catch {
       body = undefined;
     }
-    const message = body?.message ?? text;
+    const message = body ? body.message + (body.pointer ? `\n${body.pointer}` : "") : text;
     const box = element("div", { className: "error", role: "alert" }, element("strong", {}, `Error ${code}: `), element("pre", {}, message));
     results!.replaceChildren(box);
     status.textContent = `Failed · ${cost}`;

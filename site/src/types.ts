@@ -60,7 +60,7 @@ export interface SparqlJson {
 }
 
 /** The Worker's error body (worker/src/http_error.rs): a syntax error carries its position, 1-based. */
-export interface ErrorBody { error: string; status: number; message: string; line?: number; column?: number }
+export interface ErrorBody { error: string; status: number; message: string; line?: number; column?: number; pointer?: string }
 
 /** An example query shipped with the site (scripts/build-site.mjs, from examples/NAME/queries/). */
 export interface Example { file: string; title: string; query: string }

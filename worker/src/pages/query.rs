@@ -120,6 +120,21 @@ pub fn boolean(value: bool) -> String {
     format!("<p class=\"count\">Answer: <strong>{value}</strong></p></section>\n{}", layout::FOOT)
 }
 
+/// The query page for a query the endpoint refused: the form holding it, and the
+/// error's message with its position (`body` is the error's JSON body: `message`,
+/// and for a syntax error `line`, `column`, 1-based, and `pointer`).
+pub fn error_page(dataset: &str, query: &str, body: &Value) -> String {
+    let mut page = results_top(dataset, query);
+    page.push_str("<div class=\"error\" role=\"alert\">");
+    if let (Some(line), Some(column)) = (body.get("line").and_then(Value::as_u64), body.get("column").and_then(Value::as_u64)) {
+        let _ = write!(page, "<p class=\"where\">At line {line}, column {column}:</p>");
+    }
+    let message = body.get("message").and_then(Value::as_str).unwrap_or("the query was refused");
+    let pointer = body.get("pointer").and_then(Value::as_str).map(|p| format!("\n{p}")).unwrap_or_default();
+    let _ = write!(page, "<pre>{}{}</pre></div></section>\n{}", escape(message), escape(&pointer), layout::FOOT);
+    page
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +146,11 @@ mod tests {
         assert_eq!(with, "PREFIX unit: <http://qudt.org/vocab/unit/>\nSELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 10\n");
         let without = starting_query(&json!({"graphs": 0}));
         assert!(without.starts_with("PREFIX rdf: ") && without.ends_with("SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 10\n"), "{without}");
+    }
+
+    #[test]
+    fn error_page_names_the_position() {
+        let page = error_page("ds", "SELEC *", &json!({"message": "invalid query at line 1 column 1: expected <x>", "line": 1, "column": 1, "pointer": "SELEC *\n^"}));
+        assert!(page.contains(">SELEC *</textarea>") && page.contains("At line 1, column 1:") && page.contains("expected &lt;x&gt;\nSELEC *\n^</pre>"), "{page}");
     }
 }

@@ -118,7 +118,16 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
     let Some(text) = params.query.clone() else {
         return service_description(ctx, name, params.format.as_deref()).await;
     };
-    let query = parse_query(&text, None)?;
+    let query = match parse_query(&text, None) {
+        Ok(query) => query,
+        // A person's browser gets the query page back with the error shown at its position.
+        Err(error) if ctx.negotiate(params.format.as_deref(), &SOLUTION_FORMATS).is_ok_and(|f| f == Format::Html) => {
+            let error = HttpError::from(error);
+            let page = pages::query::error_page(name, &text, &error.body());
+            return Ok(Reply::with_type(error.status(), &Format::Html.content_type(), Body::Bytes(page.into_bytes())).header("cache-control", "no-store"));
+        }
+        Err(error) => return Err(error.into()),
+    };
     let offers: &[Format] = match query {
         Query::Select { .. } | Query::Ask { .. } => &SOLUTION_FORMATS,
         Query::Construct { .. } | Query::Describe { .. } => &GRAPH_FORMATS,
