@@ -1,9 +1,11 @@
 // Builds the site (site/src) into build/site/_site/, the Workers static assets wrangler.toml's
 // [assets] serves at /_site/: one esbuild bundle (ES modules, split so the query page alone loads
 // the editor and the dataset page alone the graph library), the stylesheet, and the example queries
-// of examples/NAME/queries/*.rq as examples/NAME.json. Prints each file's gzip size.
+// of examples/NAME/queries/*.rq as examples/NAME.json. Type-checks first (esbuild only strips
+// types: `tsc -p site`, strict). Prints each file's gzip size.
 //
 // Usage: node scripts/build-site.mjs
+import { execFileSync } from "node:child_process";
 import { build } from "esbuild";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -11,6 +13,7 @@ import { gzipSync } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
 const out = join(root, "build/site/_site");
+execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "site")], { stdio: "inherit" });
 rmSync(join(root, "build/site"), { recursive: true, force: true });
 mkdirSync(join(out, "examples"), { recursive: true });
 

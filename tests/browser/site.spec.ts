@@ -119,6 +119,20 @@ describe("query page", () => {
     expect((await numbers())[0]).toBe(22360);
   });
 
+  test("a long query goes by POST and still answers", async () => {
+    const page = await open("/schema-org/sparql");
+    await page.locator(".cm-content").waitFor();
+    const posts: string[] = [];
+    page.on("request", (request) => request.url().endsWith("/schema-org/sparql") && posts.push(request.method()));
+    const query = `# ${"padding ".repeat(300)}\nSELECT ?class WHERE { ?class a <http://www.w3.org/2000/01/rdf-schema#Class> } LIMIT 5`;
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.insertText(query);
+    await page.keyboard.press("Control+Enter"); // the editor's Run key
+    expect(await ran(page)).toMatch(/^5 solutions · /);
+    expect(posts).toEqual(["POST"]);
+  });
+
   test("CONSTRUCT answers show as triples", async () => {
     const query = `CONSTRUCT { ?u a <http://x/Unit> } WHERE { GRAPH ?g { ?u <http://www.w3.org/2000/01/rdf-schema#label> ${KMH_LABEL} } }`;
     const page = await open(`/qudt/sparql?query=${encodeURIComponent(query)}`);
