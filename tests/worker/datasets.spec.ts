@@ -133,9 +133,9 @@ describe("malformed requests", () => {
     ["/qudt/resource?iri=http%3A%2F%2Fx%2F%20y", 400],
     ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=-1", 400],
     ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=99999999999999999999", 400],
-    ["/qudt/sparql?query=%FF%FE", 400],
+
     ["/qudt/sparql?query=SELECT%20*%20WHERE%20%7B%7D&format=%00", 400],
-    ["/qudt/sparql?query=", 400],
+
     ["/qudt/summary?level=x", 404],
     ["/qudt/id/", 404],
     ["/qudt/card/extra", 404],
@@ -145,6 +145,19 @@ describe("malformed requests", () => {
     expect(r.status).toBe(status);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect((await r.json()).status).toBe(status);
+  });
+
+  // A query that does not parse, asked for as HTML (as this Accept prefers), is the query page
+  // holding it with the error; a program gets the JSON error.
+  test.each(["/qudt/sparql?query=%FF%FE", "/qudt/sparql?query="])("%s → 400, the query page with the error, or JSON", async (path) => {
+    const page = await w.fetch(path, { headers: { accept: "*/*;q=abc, text/html;level=1;q=2, ,;," } });
+    expect(page.status).toBe(400);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(await page.text()).toMatch(/<div class="error" role="alert">(<p class="where">At line 1, column \d+:<\/p>)?<pre>invalid query/);
+    const json = await w.fetch(path, { headers: { accept: "application/sparql-results+json" } });
+    expect(json.status).toBe(400);
+    expect((await json.json()).error).toBe("syntax");
   });
 });
 

@@ -4,7 +4,7 @@
 //! server-rendered: the page is whole without JavaScript.
 
 use super::layout::{self, Kind};
-use super::term::{escape, iri_link, owned_term, term};
+use super::term::{encode_param, escape, iri_link, owned_term, query_href, term};
 use oxrdf::{Literal, NamedOrBlankNode, Term, Triple};
 use std::fmt::Write as _;
 
@@ -69,11 +69,13 @@ impl View<'_> {
         if !types.is_empty() {
             let _ = writeln!(out, "<p class=\"types\">Type: {}</p>", types.join(", "));
         }
-        let this = format!("/{name}/resource?iri={}", super::term::encode_param(self.iri));
+        let this = format!("/{name}/resource?iri={}", encode_param(self.iri));
+        let describe = query_href(name, &format!("DESCRIBE <{}>", self.iri));
         let _ = writeln!(
             out,
-            "<p class=\"formats\">As <a href=\"{this}&amp;format=ttl\">Turtle</a> · <a href=\"{this}&amp;format=nt\">N-Triples</a> · <a href=\"{this}&amp;format=jsonld\">JSON-LD</a></p>",
-            this = escape(&this)
+            "<p class=\"formats\">As <a href=\"{this}&amp;format=ttl\">Turtle</a> · <a href=\"{this}&amp;format=nt\">N-Triples</a> · <a href=\"{this}&amp;format=jsonld\">JSON-LD</a> · <a href=\"{describe}\">in the query page</a></p>",
+            this = escape(&this),
+            describe = escape(&describe)
         );
 
         let outgoing: Vec<&Triple> = self.triples.iter().filter(|(_, out)| *out).map(|(t, _)| t).collect();
