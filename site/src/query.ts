@@ -33,8 +33,9 @@ function position(view: EditorView, line: number, column: number): number {
 export function enhance(dataset: string): void {
   const form = document.querySelector<HTMLFormElement>("form.query");
   const textarea = form?.querySelector("textarea");
-  const results = document.getElementById("results");
-  if (!form || !textarea || !results) return;
+  const found = document.getElementById("results");
+  if (!form || !textarea || !found) return;
+  const results: HTMLElement = found;
   const endpoint = `/${encodeURIComponent(dataset)}/sparql`;
 
   // The editor replaces the textarea; the label now names the editor.
@@ -82,8 +83,8 @@ export function enhance(dataset: string): void {
     const url = `${endpoint}?${params}`;
     const init: RequestInit = url.length <= MAX_GET_URL ? { headers: { accept: ACCEPT } } : { method: "POST", body: params, headers: { accept: ACCEPT } };
     status.textContent = "Running…";
-    results!.replaceChildren();
-    results!.setAttribute("aria-busy", "true");
+    results.replaceChildren();
+    results.setAttribute("aria-busy", "true");
     const started = performance.now();
     try {
       const response = await fetch(url.length <= MAX_GET_URL ? url : endpoint, init);
@@ -100,24 +101,24 @@ export function enhance(dataset: string): void {
       if (type.startsWith("application/n-triples")) {
         const triples = parseNTriples(text);
         status.textContent = `${triples.length} triples · ${cost}`;
-        results!.replaceChildren(downloads(query, ["ttl", "nt", "jsonld"]), resultsTable(dataset, ["subject", "predicate", "object"], triples));
+        results.replaceChildren(downloads(query, ["ttl", "nt", "jsonld"]), resultsTable(dataset, ["subject", "predicate", "object"], triples));
       } else {
         const json = JSON.parse(text) as SparqlJson;
         if (json.boolean !== undefined) {
           status.textContent = `Answer: ${json.boolean} · ${cost}`;
-          results!.replaceChildren(downloads(query, ["json", "xml", "csv", "tsv"]), element("p", { className: "boolean" }, "Answer: ", element("strong", {}, String(json.boolean))));
+          results.replaceChildren(downloads(query, ["json", "xml", "csv", "tsv"]), element("p", { className: "boolean" }, "Answer: ", element("strong", {}, String(json.boolean))));
         } else {
           const vars = json.head.vars ?? [];
           const bindings = json.results?.bindings ?? [];
           status.textContent = `${bindings.length} solutions · ${cost}`;
           const rows = bindings.map((b) => vars.map((v) => b[v]));
-          results!.replaceChildren(downloads(query, ["json", "csv", "tsv"]), resultsTable(dataset, vars.map((v) => `?${v}`), rows));
+          results.replaceChildren(downloads(query, ["json", "csv", "tsv"]), resultsTable(dataset, vars.map((v) => `?${v}`), rows));
         }
       }
     } catch (error) {
       status.textContent = `The request failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
-      results!.removeAttribute("aria-busy");
+      results.removeAttribute("aria-busy");
     }
   }
 
@@ -130,7 +131,7 @@ export function enhance(dataset: string): void {
     }
     const message = body ? body.message + (body.pointer ? `\n${body.pointer}` : "") : text;
     const box = element("div", { className: "error", role: "alert" }, element("strong", {}, `Error ${code}: `), element("pre", {}, message));
-    results!.replaceChildren(box);
+    results.replaceChildren(box);
     status.textContent = `Failed · ${cost}`;
     if (body?.line !== undefined && body.column !== undefined) {
       const from = position(view, body.line, body.column);

@@ -120,7 +120,7 @@ export async function enhance(dataset: string): Promise<void> {
         open: () => {
           if (number + 1 < data.levels) {
             picker.value = String(number + 1);
-            void level(number + 1, n);
+            level(number + 1, n).catch(failed);
           } else if (n.members) location.assign(n.members);
           else if (n.iri) location.assign(`${base}/resource?iri=${encodeURIComponent(n.iri)}`);
         },
@@ -130,9 +130,13 @@ export async function enhance(dataset: string): Promise<void> {
     draw(graphNodes, edges, `${scope} Click a community to open ${number + 1 < data.levels ? "its members at the next level" : "its members"}.`);
   }
 
+  function failed(error: unknown): void {
+    note.textContent = `Cannot draw this level: ${error instanceof Error ? error.message : String(error)}`;
+  }
+
   picker.addEventListener("change", () => {
     if (picker.value === "schema") schema();
-    else level(Number(picker.value)).catch((error: unknown) => (note.textContent = `Cannot draw this level: ${String(error)}`));
+    else level(Number(picker.value)).catch(failed);
   });
   schema();
 }
