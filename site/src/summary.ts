@@ -2,11 +2,11 @@
 // graph (classes sized by instances, linked by the predicates between their instances) and, when
 // the file carries community levels, one graph per level, level 0 the coarsest. Clicking a node
 // (or its entry in the list under the graph, for keyboards and screen readers) drills down: a
-// community opens its members at the next level, or lists them at the finest; a class lists its
-// instances. A file without a summary section is drawn from the card's classes alone.
+// community opens its members at the next level, or at the finest lists its member resources
+// page by page; a class lists its instances. Without a summary, the card's classes are drawn.
 
 import cytoscape from "cytoscape";
-import type { Card, LevelNode, Summary, SummaryLevel } from "./types";
+import type { Card, LevelNode, Members, Summary, SummaryLevel } from "./types";
 
 /** Nodes drawn at most; the list under the graph says when some were left out. */
 const MAX_NODES = 150;
@@ -44,16 +44,53 @@ export async function enhance(dataset: string): Promise<void> {
   canvas.setAttribute("role", "img");
   const list = document.createElement("ul");
   list.className = "nodes";
+  const members = document.createElement("section");
+  members.className = "members";
+  members.setAttribute("aria-live", "polite");
   const details = document.createElement("details");
   const summaryLine = document.createElement("summary");
   summaryLine.textContent = "The nodes as a list";
   details.append(summaryLine, list);
-  box.replaceChildren(label, note, canvas, details);
+  box.replaceChildren(label, note, canvas, details, members);
   if (!summary.levels.length) picker.after(" (this file has no community levels)");
 
   const classQuery = (iri: string) => `${base}/sparql?query=${encodeURIComponent(`SELECT ?instance WHERE { ?instance a <${iri}> } LIMIT 100`)}`;
 
+  /** Lists a community's member resources, a page at a time (`url` from the level's node). */
+  async function showMembers(title: string, url: string, append = false): Promise<void> {
+    const page = await json<Members>(url);
+    let ul = members.querySelector("ul");
+    if (!append || !ul) {
+      const heading = document.createElement("h3");
+      heading.textContent = `${title}: ${page.size} members`;
+      ul = document.createElement("ul");
+      members.replaceChildren(heading, ul);
+    }
+    for (const member of page.members) {
+      const li = document.createElement("li");
+      if (/^[a-z][a-z0-9+.-]*:/i.test(member) && !member.startsWith("_:")) {
+        const a = document.createElement("a");
+        a.className = "iri";
+        a.href = `${base}/resource?iri=${encodeURIComponent(member)}`;
+        a.textContent = member;
+        li.append(a);
+      } else li.textContent = member;
+      ul.append(li);
+    }
+    members.querySelector("button.more")?.remove();
+    if (page.next) {
+      const next = page.next;
+      const more = document.createElement("button");
+      more.type = "button";
+      more.className = "more";
+      more.textContent = "More members";
+      more.addEventListener("click", () => showMembers(title, next, true).catch(failed));
+      members.append(more);
+    }
+  }
+
   function draw(nodes: GraphNode[], edges: GraphEdge[], caption: string): void {
+    members.replaceChildren();
     const shown = nodes.slice(0, MAX_NODES);
     const ids = new Set(shown.map((n) => n.id));
     note.textContent = caption + (nodes.length > shown.length ? ` The ${shown.length} largest of ${nodes.length} nodes are drawn.` : "");
@@ -103,35 +140,40 @@ export async function enhance(dataset: string): Promise<void> {
       ...(summary.schema?.links ?? []).map((l) => ({ source: l.from, target: l.to, label: localName(l.predicate), weight: l.count })),
       ...(summary.schema?.subclass_of ?? []).map((s) => ({ source: s.sub, target: s.super, label: "subClassOf", weight: 1, dashed: true })),
     ];
-    draw(nodes, edges, summary.schema ? "Classes, sized by instances; arrows are predicates between their instances. Click a class to list its instances." : "Classes from the card, sized by instances (this file has no schema summary, so no links). Click a class to list its instances.");
+    const about = summary.schema && !summary.note ? "Classes, sized by instances; arrows are predicates between their instances." : `Classes from the card, sized by instances${summary.note ? ` (${summary.note})` : " (this file has no summary section, so no links)"}.`;
+    draw(nodes, edges, `${about} Click a class to list its instances.`);
   }
 
   async function level(number: number, parent?: LevelNode): Promise<void> {
     const data = await json<SummaryLevel>(`${base}/summary?level=${number}`);
-    const nodes = parent ? data.nodes.filter((n) => n.parent === parent.id) : data.nodes;
-    const ids = new Set(nodes.map((n) => n.id));
+    // Ids are numbers in the JSON; Cytoscape wants strings.
+    const nodes = parent ? data.nodes.filter((n) => String(n.parent) === String(parent.id)) : data.nodes;
+    const ids = new Set(nodes.map((n) => String(n.id)));
+    const name = (n: LevelNode) => n.label || n.iri || `community ${n.id}`;
     const graphNodes: GraphNode[] = [...nodes]
       .sort((a, b) => b.size - a.size)
       .map((n) => ({
-        id: n.id,
-        label: n.label ?? n.id,
+        id: String(n.id),
+        label: name(n),
         size: n.size,
-        title: `${n.label ?? n.id}: ${n.size} members`,
+        title: `${name(n)}: ${n.size} members`,
         open: () => {
           if (number + 1 < data.levels) {
             picker.value = String(number + 1);
             level(number + 1, n).catch(failed);
-          } else if (n.members) location.assign(n.members);
+          } else if (n.members) showMembers(name(n), n.members).catch(failed);
           else if (n.iri) location.assign(`${base}/resource?iri=${encodeURIComponent(n.iri)}`);
         },
       }));
-    const edges = data.edges.filter((e) => ids.has(e.source) && ids.has(e.target)).map((e) => ({ source: e.source, target: e.target, weight: e.weight }));
-    const scope = parent ? `Members of ${parent.label ?? parent.id} at level ${number}.` : `Communities at level ${number}.`;
+    const edges = data.edges
+      .filter((e) => ids.has(String(e.source)) && ids.has(String(e.target)))
+      .map((e) => ({ source: String(e.source), target: String(e.target), weight: e.weight }));
+    const scope = parent ? `Communities inside ${name(parent)} at level ${number}.` : `Communities at level ${number}.`;
     draw(graphNodes, edges, `${scope} Click a community to open ${number + 1 < data.levels ? "its members at the next level" : "its members"}.`);
   }
 
   function failed(error: unknown): void {
-    note.textContent = `Cannot draw this level: ${error instanceof Error ? error.message : String(error)}`;
+    note.textContent = `Cannot load this part of the summary: ${error instanceof Error ? error.message : String(error)}`;
   }
 
   picker.addEventListener("change", () => {

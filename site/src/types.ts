@@ -32,17 +32,23 @@ export interface Summary {
     links?: SchemaLink[];
   };
   levels: { level: number; nodes: number; edges: number }[];
+  /** Why the schema is partial (a file without a SUMMARY section). */
+  note?: string;
 }
 
-export interface LevelNode { id: string; size: number; label?: string; iri?: string; parent?: string | null; members?: string }
+/** A community (super-node); `parent` is its community one level coarser. */
+export interface LevelNode { id: number | string; size: number; label?: string; iri?: string; parent?: number | string | null; members?: string }
 
 /** `GET /{ds}/summary?level=N`. */
 export interface SummaryLevel {
   level: number;
   levels: number;
   nodes: LevelNode[];
-  edges: { source: string; target: string; weight: number }[];
+  edges: { source: number | string; target: number | string; weight: number }[];
 }
+
+/** `GET /{ds}/summary/members?level=N&node=I[&page=P]`: a page of a community's members. */
+export interface Members { size: number; page: number; pages: number; members: string[]; next?: string | null }
 
 /** One RDF term of SPARQL JSON results (and of parsed N-Triples). */
 export interface Term {
