@@ -54,7 +54,9 @@ export async function enhance(dataset: string): Promise<void> {
   box.replaceChildren(label, note, canvas, details, members);
   if (!summary.levels.length) picker.after(" (this file has no community levels)");
 
-  const classQuery = (iri: string) => `${base}/sparql?query=${encodeURIComponent(`SELECT ?instance WHERE { ?instance a <${iri}> } LIMIT 100`)}`;
+  // The query of worker/src/pages/query.rs instances_query: default graph and named graphs.
+  const instances = (iri: string) => `SELECT DISTINCT ?instance WHERE { { ?instance a <${iri}> } UNION { GRAPH ?g { ?instance a <${iri}> } } } LIMIT 100`;
+  const classQuery = (iri: string) => `${base}/sparql?query=${encodeURIComponent(instances(iri))}`;
 
   /** Lists a community's member resources, a page at a time (`url` from the level's node). */
   async function showMembers(title: string, url: string, append = false): Promise<void> {

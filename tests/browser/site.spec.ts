@@ -76,6 +76,12 @@ describe("home", () => {
     if (levels.length) expect(await page.locator(".summary select option").count()).toBe(levels.length + 1);
     else expect(await page.locator(".summary").innerText()).toContain("no community levels");
     await shot(page, "dataset");
+    // A class node drills down to its instances (here through the list, as a keyboard would).
+    await page.locator(".summary details summary").click();
+    await page.locator(".summary ul.nodes button").first().focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/qudt\/sparql\?query=/);
+    expect(await ran(page)).toMatch(/^100 solutions · /);
   });
 });
 

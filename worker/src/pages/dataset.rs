@@ -157,8 +157,7 @@ fn classes(page: &mut String, name: &str, card: &Value) {
         let Some(iri) = text(row, "iri") else { continue };
         let label = text(row, "label").map(|l| format!(" <span class=\"label\">{}</span>", escape(l))).unwrap_or_default();
         let mut examples: Vec<String> = list(row, "examples").iter().filter_map(Value::as_str).take(3).map(|e| iri_link(name, e)).collect();
-        let all = format!("SELECT ?instance WHERE {{ ?instance a <{iri}> }} LIMIT 100");
-        examples.push(format!("<a href=\"{}\">all…</a>", escape(&query_href(name, &all))));
+        examples.push(format!("<a href=\"{}\">all…</a>", escape(&query_href(name, &query::instances_query(iri)))));
         let _ = writeln!(page, "<tr><td>{}{label}</td>{}<td class=\"examples\">{}</td></tr>", iri_link(name, iri), bar(number(row, "instances").unwrap_or(0), max), examples.join(" "));
     }
     page.push_str("</tbody></table></div>");

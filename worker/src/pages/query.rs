@@ -44,6 +44,12 @@ pub fn starting_query(card: &Value) -> String {
     text
 }
 
+/// A query listing a class's instances in the default graph and in every named graph
+/// (a dataset may keep all its triples in named graphs). site/src/summary.ts asks the same.
+pub fn instances_query(class: &str) -> String {
+    format!("SELECT DISTINCT ?instance WHERE {{ {{ ?instance a <{class}> }} UNION {{ GRAPH ?g {{ ?instance a <{class}> }} }} }} LIMIT 100")
+}
+
 /// The query form, GETting `/{ds}/sparql`.
 pub fn form(dataset: &str, query: &str) -> String {
     const FORMATS: [(&str, &str); 8] = [
