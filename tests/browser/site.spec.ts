@@ -57,6 +57,9 @@ describe("home", () => {
     const qudt = page.locator('tr[data-dataset="qudt"]');
     expect(await qudt.locator("td.n").first().innerText()).toMatch(/^55\s541$/);
     expect(await qudt.locator("a", { hasText: "query" }).getAttribute("href")).toBe("/qudt/sparql");
+    // Title and licence come from the card when it has them (cards of issue 7 on), else stay empty.
+    const card = (await (await fetch(`${BASE}/qudt/card`, { headers: { accept: "application/json" } })).json()) as { title?: string };
+    await expect.poll(() => qudt.locator('[data-card="title"]').innerText()).toBe(card.title ?? "");
     await shot(page, "home");
   });
 
