@@ -13,10 +13,15 @@ block the previous run found missing; the open (first 16 KiB) is a round.
 A local file gives the same rounds, requests and bytes as the same file
 over HTTP (publisher/tests/http.rs checks it), without network noise.
 
+It then runs the queries of the issue's round bounds (BOUNDS below: one
+triple pattern, an ASK of one triple, a DESCRIBE of one IRI, on LUBM IRIs)
+and prints their rounds cold (the open included) and after the open (what a
+host that keeps header and INDEX pays).
+
 Usage:
     python3 bench/rounds.py [--rete target/release/rete] FILE.rete [FILE.rete ...]
 
-Prints one Markdown table per file, then a summary table, to stdout.
+Prints one Markdown table per file, then summary tables, to stdout.
 """
 
 from __future__ import annotations
@@ -30,10 +35,23 @@ import time
 
 QUERIES = sorted((pathlib.Path(__file__).parent / "lubm-queries").glob("q*.rq"))
 
+UB = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#"
+STUDENT = "<http://www.Department0.University0.edu/GraduateStudent12>"
+# The round bounds of docs/READ-PATH.md: name, bound cold (open included), query.
+BOUNDS = [
+    ("pattern s ? ?", 3, f"SELECT ?p ?o WHERE {{ {STUDENT} ?p ?o }}"),
+    ("pattern ? p o", 3, f"SELECT ?s WHERE {{ ?s <{UB}memberOf> <http://www.Department3.University7.edu> }}"),
+    ("pattern ? ? o", 3, "SELECT ?s ?p WHERE { ?s ?p <http://www.Department0.University0.edu/FullProfessor3> }"),
+    ("ASK (true)", 3, f"ASK {{ {STUDENT} <{UB}memberOf> <http://www.Department0.University0.edu> }}"),
+    ("ASK (false)", 3, f"ASK {{ {STUDENT} <{UB}memberOf> <http://www.Department1.University0.edu> }}"),
+    ("DESCRIBE", 3, "DESCRIBE <http://www.Department0.University0.edu/FullProfessor3>"),
+]
 
-def cost(rete: str, file: str, query: pathlib.Path) -> dict:
+
+def cost(rete: str, file: str, query: pathlib.Path | str) -> dict:
     started = time.monotonic()
-    out = subprocess.run([rete, "cost", file, "--file", str(query)], capture_output=True, text=True)
+    source = ["--file", str(query)] if isinstance(query, pathlib.Path) else [query]
+    out = subprocess.run([rete, "cost", file, *source], capture_output=True, text=True)
     seconds = time.monotonic() - started
     if out.returncode != 0:
         return {"error": out.stderr.strip().removeprefix("rete: "), "seconds": seconds}
@@ -81,6 +99,22 @@ def main() -> int:
             r = results[i][1]
             cells.append("error" if "error" in r else f"{r['rounds']} / {100 * r['bytes'] / r['file_bytes']:.3f}%")
         print(f"| {query.stem} | " + " | ".join(cells) + " |")
+
+    print("\n### Round bounds: rounds cold (after the open) / requests / bytes\n")
+    print("| query | bound cold | " + " | ".join(pathlib.Path(f).name for f, _, _ in summary) + " |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in summary) + " |")
+    for name, bound, text in BOUNDS:
+        cells = []
+        for file, _, _ in summary:
+            r = cost(args.rete, file, text)
+            if "error" in r:
+                cells.append(f"error: {r['error']}")
+                continue
+            cold = r["rounds"]
+            mark = "" if cold <= bound else " **over**"
+            cells.append(f"{cold} ({cold - r['open_rounds']}) / {r['requests']} / {r['bytes']:,}{mark}")
+        print(f"| {name} | {bound} ({bound - 1}) | " + " | ".join(cells) + " |")
+    print("\n" + "\n".join(f"- {name}: `{text}`" for name, _, text in BOUNDS))
     return 0
 
 

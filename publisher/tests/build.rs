@@ -358,3 +358,67 @@ fn the_same_data_gives_the_same_file_however_its_path_is_spelled() {
     let card = Store::open(files[0].clone(), 1 << 20).unwrap().card().unwrap();
     assert_eq!(card.sources.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["synthetic.nq"]);
 }
+
+/// FORMAT.md §8 and docs/READ-PATH.md, "Why the bounds hold": the writer's
+/// blocks keep INDEX inside the open's first read and each dictionary block's
+/// id range narrow, so one triple pattern reads in 3 rounds cold (the open;
+/// its terms with its quad blocks speculated; the printed terms).
+#[test]
+fn block_sizes_keep_index_in_the_first_read_and_patterns_in_3_rounds() {
+    use rete_core::read::{BlockCache, RoundOptions, open_in_rounds, run_in_rounds};
+    use rete_core::{RangeSource, SectionKind};
+    use std::fmt::Write;
+    let dir = tempfile::tempdir().unwrap();
+    // LUBM-like: 36,000 students in 60 departments, 6 quads each.
+    let mut text = String::new();
+    for i in 0..36_000 {
+        let student = format!("<http://www.Department{}.University0.edu/Student{i}>", i % 60);
+        let ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
+        writeln!(text, "{student} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ub}Student> .").unwrap();
+        writeln!(text, "{student} <{ub}name> \"Student{i}\" .").unwrap();
+        writeln!(text, "{student} <{ub}emailAddress> \"Student{i}@Department{}.University0.edu\" .", i % 60).unwrap();
+        writeln!(text, "{student} <{ub}memberOf> <http://www.Department{}.University0.edu> .", i % 60).unwrap();
+        for course in [i % 500, (i * 7 + 3) % 500] {
+            writeln!(text, "{student} <{ub}takesCourse> <http://www.Department{}.University0.edu/Course{course}> .", course % 60).unwrap();
+        }
+    }
+    let input = dir.path().join("students.nt");
+    std::fs::write(&input, text).unwrap();
+    let bytes = std::fs::read(build_file(&[&input], dir.path(), "students.rete", 256 << 20).unwrap()).unwrap();
+    let store = Store::open(bytes.as_slice(), 1 << 20).unwrap();
+    assert!(store.header().quad_count > 200_000);
+    let index = store.header().section(SectionKind::Index).unwrap();
+    assert!(index.offset + index.length <= 16384, "INDEX ends at {}", index.offset + index.length);
+    assert!(store.index().dictionary.len() <= 256, "{} dictionary blocks", store.index().dictionary.len());
+    for permutation in rete_core::Permutation::ALL {
+        let blocks = store.index().permutations[usize::from(permutation.id())].len();
+        assert!((64..=128).contains(&blocks), "{}: {blocks} blocks", permutation.name());
+    }
+    for text in [
+        "SELECT ?o WHERE { <http://www.Department7.University0.edu/Student12007> ?p ?o }",
+        "SELECT ?s WHERE { ?s <http://swat.cse.lehigh.edu/onto/univ-bench.owl#takesCourse> <http://www.Department3.University0.edu/Course123> }",
+        "ASK { <http://www.Department7.University0.edu/Student12007> <http://swat.cse.lehigh.edu/onto/univ-bench.owl#name> \"Student12007\" }",
+        "DESCRIBE <http://www.Department0.University0.edu/Student30000>",
+    ] {
+        let run = |store: &Store<_>| answer_lines(store, text);
+        let fetch = |ranges: &[rete_core::ByteRange]| bytes.as_slice().read_ranges(ranges);
+        let (cold, opened) = open_in_rounds(fetch, BlockCache::new(64 << 20)).unwrap();
+        let (answer, stats) = run_in_rounds(&cold, &RoundOptions::default(), fetch, run).unwrap();
+        let answer = answer.unwrap();
+        assert!(!answer.is_empty() && answer != ["false"], "{text}: {answer:?}");
+        assert_eq!(answer, answer_lines(&store, text).unwrap(), "{text}");
+        assert_eq!(opened.rounds, 1, "{text}");
+        assert!(opened.rounds + stats.rounds <= 3, "{text}: {} rounds after the open", stats.rounds);
+    }
+}
+
+/// A query's answer as lines (solutions, boolean or triples), or its error.
+fn answer_lines<S: rete_core::RangeSource>(store: &Store<S>, text: &str) -> Result<Vec<String>, String> {
+    use rete_core::sparql::{Answer, QueryOptions, query};
+    match query(store, text, None, &QueryOptions::default()).map_err(|e| e.to_string())? {
+        Answer::Solutions(solutions) => solutions.map(|s| s.map(|s| format!("{s:?}")).map_err(|e| e.to_string())).collect(),
+        Answer::Boolean(value) => Ok(vec![value.to_string()]),
+        Answer::Graph(triples) => triples.map(|t| t.map(|t| t.to_string()).map_err(|e| e.to_string())).collect(),
+        _ => Err("an answer of a kind this test does not know".into()),
+    }
+}

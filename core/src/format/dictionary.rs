@@ -96,28 +96,62 @@ pub struct RawDictionaryBlock {
     pub head: Vec<u8>,
 }
 
-/// Cuts a sorted stream of distinct encoded terms into blocks of about
-/// `target_raw_bytes` each.
+/// When the reference writer cuts a dictionary block (FORMAT.md §8).
+#[cfg(feature = "write")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockTarget {
+    /// A block is full at this many front-coded bytes…
+    pub bytes: usize,
+    /// … or at this many terms, once it holds at least `min_bytes` (so that
+    /// a dictionary of short, similar terms still gets a bounded number of
+    /// terms per block, which keeps its id range narrow; FORMAT.md §8).
+    pub terms: u64,
+    /// Bytes below which the term count does not cut a block.
+    pub min_bytes: usize,
+}
+
+#[cfg(feature = "write")]
+impl BlockTarget {
+    /// Blocks cut on front-coded bytes only.
+    pub fn bytes(bytes: usize) -> Self {
+        Self { bytes, terms: u64::MAX, min_bytes: 0 }
+    }
+}
+
+/// A full block is cut before the next term of at most this many bytes, so
+/// that the block heads INDEX keeps (full terms, FORMAT.md §4) stay short…
+#[cfg(feature = "write")]
+const SHORT_HEAD_BYTES: usize = 64;
+/// … unless the block grows past this many times the size it was full at.
+#[cfg(feature = "write")]
+const MAX_OVERFULL_FACTOR: usize = 2;
+
+/// Cuts a sorted stream of distinct encoded terms into blocks as a
+/// [`BlockTarget`] says.
 #[cfg(feature = "write")]
 pub struct DictionaryEncoder {
-    target_raw_bytes: usize,
+    target: BlockTarget,
     body: Vec<u8>,
     count: u64,
     previous: Vec<u8>,
     head: Vec<u8>,
+    /// Body bytes when the block became full.
+    full_at: Option<usize>,
 }
 
 #[cfg(feature = "write")]
 impl DictionaryEncoder {
-    /// An encoder cutting blocks at `target_raw_bytes`.
-    pub fn new(target_raw_bytes: usize) -> Self {
-        Self { target_raw_bytes, body: Vec::new(), count: 0, previous: Vec::new(), head: Vec::new() }
+    /// An encoder cutting blocks at `target`.
+    pub fn new(target: BlockTarget) -> Self {
+        Self { target, body: Vec::new(), count: 0, previous: Vec::new(), head: Vec::new(), full_at: None }
     }
 
-    /// Adds the next term (strictly greater than the previous one); returns a
-    /// block when one is full.
+    /// Adds the next term (strictly greater than the previous one); returns
+    /// the block before it when that block was full (the term then heads the
+    /// next block).
     pub fn push(&mut self, term: &[u8]) -> Option<RawDictionaryBlock> {
         debug_assert!(self.count == 0 || term > self.previous.as_slice());
+        let cut = self.full_at.is_some_and(|full_at| term.len() <= SHORT_HEAD_BYTES || self.body.len() >= full_at.saturating_mul(MAX_OVERFULL_FACTOR)).then(|| self.cut());
         let shared = if self.count == 0 {
             self.head = term.to_vec();
             0
@@ -130,10 +164,14 @@ impl DictionaryEncoder {
         self.count += 1;
         self.previous.clear();
         self.previous.extend_from_slice(term);
-        (self.body.len() >= self.target_raw_bytes).then(|| self.cut())
+        let full = self.body.len() >= self.target.bytes || (self.count >= self.target.terms && self.body.len() >= self.target.min_bytes);
+        if full && self.full_at.is_none() {
+            self.full_at = Some(self.body.len());
+        }
+        cut
     }
 
-    /// Returns the last, partial block.
+    /// Returns the last block.
     pub fn finish(mut self) -> Option<RawDictionaryBlock> {
         (self.count > 0).then(|| self.cut())
     }
@@ -145,6 +183,7 @@ impl DictionaryEncoder {
         let block = RawDictionaryBlock { raw, term_count: self.count, head: std::mem::take(&mut self.head) };
         self.count = 0;
         self.previous.clear();
+        self.full_at = None;
         block
     }
 }
@@ -155,7 +194,7 @@ mod tests {
 
     #[test]
     fn spec_example_and_round_trip() {
-        let mut encoder = DictionaryEncoder::new(1 << 20);
+        let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(1 << 20));
         assert!(encoder.push(b"\x01http://a/x").is_none());
         assert!(encoder.push(b"\x01http://a/y").is_none());
         let block = encoder.finish().unwrap();
@@ -171,7 +210,7 @@ mod tests {
 
     #[test]
     fn cuts_blocks() {
-        let mut encoder = DictionaryEncoder::new(16);
+        let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(16));
         // Terms cost 9 bytes, then 3 each (6 shared): a block fills at 4 terms.
         let blocks: Vec<_> = (0..10).filter_map(|i| encoder.push(format!("\x03term{i:02}").as_bytes())).collect();
         assert_eq!(blocks.len(), 2);
@@ -179,6 +218,34 @@ mod tests {
         assert_eq!((blocks[1].head.as_slice(), blocks[1].term_count), (&b"\x03term04"[..], 4));
         let last = encoder.finish().unwrap();
         assert_eq!((last.head.as_slice(), last.term_count), (&b"\x03term08"[..], 2));
+    }
+
+    #[test]
+    fn cuts_blocks_by_term_count_past_a_byte_floor() {
+        // 3 bytes a term after the first: 3 terms are 15 bytes, under the floor; 4 are 18.
+        let target = BlockTarget { bytes: 1 << 20, terms: 3, min_bytes: 16 };
+        let mut encoder = DictionaryEncoder::new(target);
+        let counts: Vec<u64> = (0..10).filter_map(|i| encoder.push(format!("\x03term{i:02}").as_bytes())).map(|b| b.term_count).collect();
+        assert_eq!(counts, [4, 4]);
+        assert_eq!(encoder.finish().map(|b| b.term_count), Some(2));
+    }
+
+    #[test]
+    fn a_full_block_waits_for_a_short_head() {
+        // 70-byte terms sharing all but their last byte: 72 bytes, then 3 each; full at the 4th.
+        let long = |i: usize| format!("\x03{}{i}", "x".repeat(68));
+        let mut terms: Vec<String> = (0..9).map(long).collect();
+        terms.push("\x03y".into());
+        let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(80));
+        let blocks: Vec<_> = terms.iter().filter_map(|t| encoder.push(t.as_bytes())).collect();
+        // The long terms after it join the full block; the short "y" heads the next one.
+        assert_eq!(blocks.iter().map(|b| b.term_count).collect::<Vec<_>>(), [9]);
+        assert_eq!(encoder.finish().map(|b| b.head), Some(b"\x03y".to_vec()));
+        // Long terms sharing nothing (103 bytes each): full at the first, cut once past twice that.
+        let distinct = |i: usize| format!("\x03{}{}", char::from(b'a' + i as u8), "x".repeat(100));
+        let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(80));
+        let counts: Vec<u64> = (0..10).filter_map(|i| encoder.push(distinct(i).as_bytes())).map(|b| b.term_count).collect();
+        assert_eq!(counts, [3, 3, 3]);
     }
 
     #[test]

@@ -158,14 +158,14 @@ impl DictionaryTerms {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::format::dictionary::{DictionaryBlock, DictionaryEncoder};
+    use crate::format::dictionary::{BlockTarget, DictionaryBlock, DictionaryEncoder};
 
     #[test]
     fn agrees_with_the_expanded_block() {
         let terms: Vec<Vec<u8>> = (0..1000).map(|i| format!("\x01http://example.org/item/{:05}/{}", i * 7, i % 3).into_bytes()).collect();
         let mut sorted = terms.clone();
         sorted.sort();
-        let mut encoder = DictionaryEncoder::new(1 << 30);
+        let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(1 << 30));
         for term in &sorted {
             assert!(encoder.push(term).is_none());
         }

@@ -58,8 +58,10 @@ pub(crate) struct StoreDataset<'a, S> {
 const MAX_RESHAPED: usize = 1 << 16;
 
 /// A pattern over a pending term asks for the quad blocks it would read
-/// only when they are at most this many…
-const SPECULATE_MAX_BLOCKS: usize = 8;
+/// only when they are at most this many (blocks next to each other are read
+/// as one request, so the bytes below are what binds; the count only bounds
+/// the requests of blocks scattered by a narrowing second component)…
+const SPECULATE_MAX_BLOCKS: usize = 64;
 /// … and this many bytes;
 const SPECULATE_MAX_BYTES: u64 = 1 << 20;
 /// and a run speculates at most this many bytes in all.

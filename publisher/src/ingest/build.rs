@@ -15,7 +15,7 @@ use oxrdf::vocab::rdf;
 use rayon::prelude::*;
 use rete_core::format::block;
 use rete_core::format::card::{CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
-use rete_core::format::dictionary::{DictionaryBlock, DictionaryEncoder};
+use rete_core::format::dictionary::{BlockTarget, DictionaryBlock, DictionaryEncoder};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
 use rete_core::format::permutation::{Key, encode_block};
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
@@ -104,9 +104,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
     let mut dictionary = BlockWriter::new(dir)?;
-    let target_raw_bytes = (term_bytes / 256).clamp(4096, 1 << 20) as usize;
-    let mut encoder = DictionaryEncoder::new(target_raw_bytes);
-    let dictionary_batch = batch_blocks(2 * target_raw_bytes, BATCH_BYTES);
+    let target = dictionary_target(term_count, term_bytes);
+    let mut encoder = DictionaryEncoder::new(target);
+    // A block may grow to twice the size it was full at (waiting for a short head).
+    let dictionary_batch = batch_blocks(4 * target.bytes, BATCH_BYTES);
     let mut pending = Vec::new();
     let mut dictionary_entries: Vec<DictionaryEntry> = Vec::new();
     let mut next_first_id: TermId = 1;
@@ -289,6 +290,31 @@ impl BlockWriter {
     }
 }
 
+/// Dictionary blocks and blocks per permutation the writer aims at (FORMAT.md
+/// §8): their directories then fit the first read at any size, so the open is
+/// one read, and a dictionary block's id range spans about one block of a
+/// permutation, so a pattern's quad blocks can be read with its terms'
+/// dictionary blocks (docs/READ-PATH.md, "Why the bounds hold").
+const DICTIONARY_BLOCKS: u64 = 256;
+const PERMUTATION_BLOCKS: u64 = 128;
+
+/// FORMAT.md §8: 1/256 of the terms' plain bytes (4 KiB–1 MiB front-coded), or
+/// 1/256 of the terms once a block has 32 KiB (terms that front-code to a few
+/// bytes each would otherwise make a few huge blocks, each spanning many
+/// permutation blocks).
+fn dictionary_target(term_count: u64, term_bytes: u64) -> BlockTarget {
+    BlockTarget { bytes: (term_bytes / DICTIONARY_BLOCKS).clamp(4 << 10, 1 << 20) as usize, terms: term_count.div_ceil(DICTIONARY_BLOCKS), min_bytes: 32 << 10 }
+}
+
+/// FORMAT.md §8: 1/128 of the quads per block rounded up to a power of two,
+/// between 1,024 and 65,536 quads; past 8.4M quads, 1/128 of the quads (128
+/// blocks), up to 524,288 quads (at most 21 MiB decompressed even with 10-byte
+/// varints, under the 32 MiB limit). Past 67M quads there are more than 128.
+fn block_quads(quad_count: u64) -> usize {
+    let share = quad_count.div_ceil(PERMUTATION_BLOCKS);
+    share.next_power_of_two().clamp(1024, 1 << 16).max(share).min(1 << 19) as usize
+}
+
 /// Bytes of blocks being encoded and compressed at once, on top of `--mem`.
 const BATCH_BYTES: usize = 16 << 20;
 
@@ -416,7 +442,7 @@ impl<'a> Orders<'a> {
 
     fn set_quad_count(&mut self, quad_count: u64) {
         self.quad_count = quad_count;
-        self.block_quads = quad_count.div_ceil(128).next_power_of_two().clamp(1024, 65536) as usize;
+        self.block_quads = block_quads(quad_count);
     }
 
     /// All quads fit in memory: sort and deduplicate in place, then reorder the
@@ -658,5 +684,15 @@ mod tests {
         packed.sort_unstable();
         assert_eq!(packed.into_iter().map(unpack).collect::<Vec<_>>(), keys);
         assert_eq!(pack([1, 1 << 32, 0, 0]), None);
+    }
+
+    #[test]
+    fn blocks_per_permutation_stay_at_most_128_up_to_67m_quads() {
+        for (quads, expected) in [(0, 1024), (50_000, 1024), (1_185_609, 16_384), (8_388_608, 65_536), (17_684_507, 138_161), (100_000_000, 1 << 19)] {
+            assert_eq!(block_quads(quads), expected, "{quads} quads");
+        }
+        for quads in [1u64 << 20, 8_388_609, 17_684_507, 67_108_864] {
+            assert!(quads.div_ceil(block_quads(quads) as u64) <= PERMUTATION_BLOCKS, "{quads} quads");
+        }
     }
 }

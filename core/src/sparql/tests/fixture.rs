@@ -4,7 +4,7 @@
 
 use crate::format::block;
 use crate::format::card::Card;
-use crate::format::dictionary::DictionaryEncoder;
+use crate::format::dictionary::{BlockTarget, DictionaryEncoder};
 use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
 use crate::format::permutation::encode_block;
 use crate::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
@@ -50,7 +50,7 @@ pub fn build_with(quads: &[Quad], block_quads: usize, dictionary_block_bytes: us
 
     let mut dictionary = Vec::new();
     let mut dictionary_entries = Vec::new();
-    let mut encoder = DictionaryEncoder::new(dictionary_block_bytes);
+    let mut encoder = DictionaryEncoder::new(BlockTarget::bytes(dictionary_block_bytes));
     let mut raws = Vec::new();
     for term in &terms {
         raws.extend(encoder.push(term));
