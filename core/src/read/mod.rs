@@ -32,6 +32,14 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
+/// A pattern over a term whose id is not known yet asks for the quad blocks
+/// it would read only when they are at most this many (blocks next to each
+/// other are read as one request, so the bytes below are what binds; the count
+/// only bounds the requests of blocks scattered by a narrowing second component)…
+pub const SPECULATE_MAX_BLOCKS: usize = 64;
+/// … and this many bytes.
+pub const SPECULATE_MAX_BYTES: u64 = 1 << 20;
+
 /// An absolute byte range of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ByteRange {

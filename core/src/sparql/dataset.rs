@@ -13,7 +13,7 @@
 
 use super::budget::Meter;
 use super::error::QueryError;
-use crate::read::{GraphFilter, QuadIter, QuadPattern};
+use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use oxrdf::{NamedNode, Term, TermRef};
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
@@ -57,14 +57,9 @@ pub(crate) struct StoreDataset<'a, S> {
 /// Bounds `reshaped`; past it, values get spareval's own forms.
 const MAX_RESHAPED: usize = 1 << 16;
 
-/// A pattern over a pending term asks for the quad blocks it would read
-/// only when they are at most this many (blocks next to each other are read
-/// as one request, so the bytes below are what binds; the count only bounds
-/// the requests of blocks scattered by a narrowing second component)…
-const SPECULATE_MAX_BLOCKS: usize = 64;
-/// … and this many bytes;
-const SPECULATE_MAX_BYTES: u64 = 1 << 20;
-/// and a run speculates at most this many bytes in all.
+/// Speculation is bounded per pattern by [`SPECULATE_MAX_BLOCKS`] and
+/// [`SPECULATE_MAX_BYTES`] (read/mod.rs)…
+/// … and a run speculates at most this many bytes in all.
 const SPECULATE_MAX_RUN_BYTES: u64 = 8 << 20;
 
 /// The prefix of the IRIs standing for terms not decoded yet in a run that

@@ -14,7 +14,7 @@ use crate::pages::term::encode_param;
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
 use oxrdf::{NamedNode, NamedNodeRef, Term, TermRef, Triple};
-use rete_core::read::{Block, BlockKey, GraphFilter, QuadPattern};
+use rete_core::read::{Block, BlockKey, GraphFilter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
 use rete_core::results::ResultFormat;
 use rete_core::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use std::collections::HashMap;
@@ -27,10 +27,6 @@ pub const RESOURCE_FORMATS: [Format; 5] =
 /// A hash-IRI document lists at most this many `doc#…` IRIs.
 const MAX_HASH_IRIS: usize = 100;
 
-/// Speculative reads for an IRI whose id is not known yet: the SPO and OSP
-/// blocks of its dictionary block's id range, when they are this few and small.
-const MAX_SPECULATIVE_BLOCKS: usize = 4;
-const MAX_SPECULATIVE_BYTES: u64 = 1 << 20;
 
 /// One page of a view: triples, each marked outgoing (`true`) or incoming.
 struct Page {
@@ -59,7 +55,7 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
                 // blocks the IRI's id must fall in, in the same round.
                 if let Some((_, id_range)) = store.dictionary_block_for_term(&encoded) {
                     for permutation in [Permutation::Spo, Permutation::Osp] {
-                        store.speculate(permutation, std::slice::from_ref(&id_range), MAX_SPECULATIVE_BLOCKS, MAX_SPECULATIVE_BYTES);
+                        store.speculate(permutation, std::slice::from_ref(&id_range), SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES);
                     }
                 }
                 keep_first(&mut first_error, error);
