@@ -67,5 +67,6 @@ pub fn describe(store: &Store<FileSource>) -> Result<serde_json::Value> {
         "graphs": header.graph_count,
         "sections": sections,
         "card": store.card()?,
+        "summary": store.summary()?,
     }))
 }
