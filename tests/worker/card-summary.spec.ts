@@ -133,7 +133,7 @@ describe("GET /{ds}/summary", () => {
       from: "http://swat.cse.lehigh.edu/onto/univ-bench.owl#Publication",
       predicate: "http://swat.cse.lehigh.edu/onto/univ-bench.owl#publicationAuthor",
       to: "http://swat.cse.lehigh.edu/onto/univ-bench.owl#Person",
-      count: 2468,
+      count: 12862,
     });
     expect(summary.levels.length).toBeGreaterThan(1);
     expect(summary.levels[0]).toEqual({ level: 0, nodes: 18, edges: 153, communities: 18 });

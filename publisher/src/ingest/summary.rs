@@ -186,19 +186,20 @@ fn class_links(dir: &Path, types: &File, links: &File, memory_bytes: usize) -> R
         file.rewind()?;
         Ok(BufReader::with_capacity(1 << 20, file))
     };
-    let mut by_object = ExternalSorter::<3>::new(dir, memory_bytes / 2, 0);
+    // With the subject, so that two links to one object stay two records.
+    let mut by_object = ExternalSorter::<4>::new(dir, memory_bytes / 2, 0);
     let mut type_pairs = TypesOf::new(reader(types)?)?;
     let mut link_reader = reader(links)?;
     while let Some([s, p, o]) = read_record::<3>(&mut link_reader)? {
         for &class in type_pairs.of(s)? {
-            by_object.push([o, p, class])?;
+            by_object.push([o, p, class, s])?;
         }
     }
     let mut sorted = by_object.finish()?;
     let mut type_pairs = TypesOf::new(reader(types)?)?;
     let mut counts: BTreeMap<[TermId; 3], u64> = BTreeMap::new();
     let mut untallied = 0;
-    while let Some([o, p, from]) = sorted.next_record()? {
+    while let Some([o, p, from, _]) = sorted.next_record()? {
         for &to in type_pairs.of(o)? {
             let kinds = counts.len();
             match counts.entry([from, p, to]) {
