@@ -215,6 +215,8 @@ mod tests {
 
     #[test]
     fn page_round_trips() {
+        // FORMAT.md §11's example.
+        assert_eq!(encode_page(&[3, 4, 900]), [3, 3, 1, 0x80, 7]);
         let raw = encode_page(&[3, 4, 900, 1 << 40]);
         assert_eq!(decode_page(&raw, 0).unwrap(), vec![3, 4, 900, 1 << 40]);
         assert!(decode_page(&raw[..3], 0).is_err());
