@@ -20,9 +20,11 @@ pub struct Graph {
 
 /// Bytes [`Graph::from_links`] and [`louvain`] need for `nodes` entities and `links` links.
 pub fn estimate_bytes(nodes: u64, links: u64) -> u64 {
-    // Rows: 12 bytes per half-link plus 8 per node; the first aggregation
-    // again at most as much; Louvain's arrays and each level's membership.
-    2 * (24 * links + 8 * nodes) + 40 * nodes
+    // Rows while built: 24 bytes per node and per link; the aggregated graphs
+    // together at most as much again; Louvain's arrays 32 bytes per node; a
+    // membership of 4 bytes per node for each of up to 12 levels; the
+    // summary's degree and member lists 16 more.
+    48 * links + (24 + 32 + 48 + 16) * nodes
 }
 
 impl Graph {
