@@ -597,11 +597,14 @@ impl<'a> Orders<'a> {
     /// Counts `keys` for the card and seals them into blocks (in parallel, in
     /// order); `keys` is a whole number of blocks unless it ends the section.
     fn write(&mut self, permutation: Permutation, keys: &[Key], section: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
+        // Distinct first ids: subjects in SPO, objects in OSP.
         let mut distinct_firsts = 0;
-        for key in keys {
-            if self.last_first_id != Some((permutation, key[0])) {
-                distinct_firsts += 1;
-                self.last_first_id = Some((permutation, key[0]));
+        if matches!(permutation, Permutation::Spo | Permutation::Osp) {
+            for key in keys {
+                if self.last_first_id != Some((permutation, key[0])) {
+                    distinct_firsts += 1;
+                    self.last_first_id = Some((permutation, key[0]));
+                }
             }
         }
         match permutation {
@@ -630,9 +633,6 @@ impl<'a> Orders<'a> {
             _ => {}
         }
         let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(|block| block::seal(&encode_block(block))).collect::<std::io::Result<_>>()?;
-        if keys.is_empty() {
-            return Ok(());
-        }
         for (block, sealed) in keys.chunks(self.block_quads).zip(sealed) {
             let range = section.write_block(&sealed)?;
             entries.push(PermutationEntry { range, quad_count: block.len() as u64, first_key: block[0] });
