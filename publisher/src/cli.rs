@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use rete_core::results::ResultFormat;
 use rete_publisher::cmd::UsageError;
 use rete_publisher::cmd::publish::PublishOptions;
+use rete_publisher::ingest::metadata::Metadata;
 use rete_publisher::r2::{Choice, TargetOptions, Tuning, Verify};
 use std::path::PathBuf;
 
@@ -74,6 +75,8 @@ pub enum Command {
         /// No progress bar or summary line.
         #[arg(short, long)]
         quiet: bool,
+        #[command(flatten)]
+        card: CardArgs,
     },
     /// Show a file's header, sections, counts and card.
     #[command(after_help = EXIT_CODES)]
@@ -262,6 +265,53 @@ pub struct TargetArgs {
     pub persist_to: PathBuf,
 }
 
+/// What the card says about the dataset, and whether the summary has community levels.
+#[derive(Debug, Clone, Args)]
+pub struct CardArgs {
+    /// The card's title.
+    ///
+    /// Flags win over a card.toml beside the first input (same keys: title,
+    /// description, license, source, publisher, base_iri), which wins over a
+    /// VoID, DCAT or schema.org dataset description found in the data.
+    /// Example: --title "Nobel prizes" --license https://creativecommons.org/publicdomain/zero/1.0/
+    #[arg(long)]
+    pub title: Option<String>,
+    /// The card's description.
+    #[arg(long)]
+    pub description: Option<String>,
+    /// The card's licence (an IRI or a name).
+    #[arg(long)]
+    pub license: Option<String>,
+    /// Where the data comes from (an IRI or a name).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Who publishes the dataset.
+    #[arg(long)]
+    pub publisher: Option<String>,
+    /// The IRI under which the dataset's resources live, recorded in the card.
+    #[arg(long, value_name = "IRI", value_parser = parse_iri)]
+    pub base_iri: Option<String>,
+    /// Leave the community levels out of the summary (faster build, smaller file).
+    ///
+    /// The schema level (classes, subclasses, class-to-class links) is always built.
+    #[arg(long)]
+    pub no_pyramid: bool,
+}
+
+impl CardArgs {
+    /// The card members given as flags.
+    pub fn metadata(&self) -> Metadata {
+        Metadata {
+            title: self.title.clone(),
+            description: self.description.clone(),
+            license: self.license.clone(),
+            source: self.source.clone(),
+            publisher: self.publisher.clone(),
+            base_iri: self.base_iri.clone(),
+        }
+    }
+}
+
 /// `rete publish`'s flags.
 #[derive(Debug, Args)]
 pub struct PublishArgs {
@@ -289,6 +339,9 @@ pub struct PublishArgs {
     /// Directory for temporary files (default: the system's).
     #[arg(long)]
     pub temp_dir: Option<PathBuf>,
+    /// Card members and --no-pyramid, as in `rete build` (when publish builds).
+    #[command(flatten)]
+    pub card: CardArgs,
     /// Base URL of the Worker, for the printed card and SPARQL links.
     ///
     /// Default: `url` of the config file or RETE_URL; http://127.0.0.1:8787 (wrangler dev)
@@ -362,6 +415,8 @@ impl PublishArgs {
             memory_bytes,
             lenient: self.lenient,
             temp_dir: self.temp_dir.clone(),
+            metadata: self.card.metadata(),
+            pyramid: !self.card.no_pyramid,
             target: self.target.to_options(tuning),
             url: self.url.clone(),
             verify: self.verify,

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Build { inputs, output, format, mem, threads, lenient, temp_dir, quiet } => {
+        Command::Build { inputs, output, format, mem, threads, lenient, temp_dir, quiet, card } => {
             let format = match format.as_deref() {
                 None => None,
                 Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).ok_or_else(|| UsageError(format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml")))?),
@@ -43,7 +43,7 @@ fn run(cli: Cli) -> Result<()> {
                 rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().context("cannot start worker threads")?;
             }
             let interactive = !quiet && std::io::stderr().is_terminal();
-            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient, temp_dir, progress: interactive })?;
+            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient, temp_dir, progress: interactive, metadata: card.metadata(), pyramid: !card.no_pyramid })?;
             if report.skipped > 0 {
                 eprintln!("rete: skipped {} bad statements (--lenient)", report.skipped);
             }

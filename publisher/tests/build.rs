@@ -14,9 +14,13 @@ fn repo() -> PathBuf {
 }
 
 fn build_file(inputs: &[&Path], dir: &Path, name: &str, memory_bytes: usize) -> anyhow::Result<PathBuf> {
+    build_with(inputs, dir, name, memory_bytes, true)
+}
+
+fn build_with(inputs: &[&Path], dir: &Path, name: &str, memory_bytes: usize, pyramid: bool) -> anyhow::Result<PathBuf> {
     let output = dir.join(name);
     let inputs = inputs.iter().map(|p| Input::new(p, None)).collect::<anyhow::Result<Vec<_>>>()?;
-    build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient: false, temp_dir: None, progress: false })?;
+    build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid })?;
     Ok(output)
 }
 
@@ -135,12 +139,14 @@ fn synthetic_nquads(dir: &Path, quads: usize) -> PathBuf {
 fn output_is_deterministic_across_memory_budgets() {
     let dir = tempfile::tempdir().unwrap();
     let input = synthetic_nquads(dir.path(), 20_000);
-    let roomy = build_file(&[&input], dir.path(), "roomy.rete", 256 << 20).unwrap();
-    let again = build_file(&[&input], dir.path(), "again.rete", 256 << 20).unwrap();
+    // The community levels are skipped when they do not fit --mem (by design),
+    // so files built with different budgets are compared without them.
+    let roomy = build_with(&[&input], dir.path(), "roomy.rete", 256 << 20, false).unwrap();
+    let again = build_with(&[&input], dir.path(), "again.rete", 256 << 20, false).unwrap();
     // 64 KiB forces term runs, on-disk id mapping, windowed renumbering and multi-run sorts.
-    let tight = build_file(&[&input], dir.path(), "tight.rete", 64 << 10).unwrap();
+    let tight = build_with(&[&input], dir.path(), "tight.rete", 64 << 10, false).unwrap();
     // 1 MiB: the term table spills runs while the quads stay in memory.
-    let mixed = build_file(&[&input], dir.path(), "mixed.rete", 1 << 20).unwrap();
+    let mixed = build_with(&[&input], dir.path(), "mixed.rete", 1 << 20, false).unwrap();
     let roomy = std::fs::read(roomy).unwrap();
     assert!(roomy == std::fs::read(again).unwrap(), "two builds differ");
     assert!(roomy == std::fs::read(tight).unwrap(), "a tight memory budget changes the output");
@@ -168,7 +174,10 @@ fn output_is_deterministic_across_thread_counts() {
         assert!(status.success());
         std::fs::read(output).unwrap()
     };
-    assert!(run("1", "one.rete") == run("4", "four.rete"));
+    let one = run("1", "one.rete");
+    assert!(one == run("4", "four.rete"));
+    let summary = Store::open(one, 1 << 20).unwrap().summary().unwrap().expect("a SUMMARY section");
+    assert!(!summary.levels.is_empty(), "the comparison covers the community levels");
 }
 
 #[test]
@@ -219,6 +228,13 @@ fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
     use rete_core::read::BlockKey;
     let store = Store::open(bytes, 1 << 20)?;
     store.card()?;
+    if let Some(summary) = store.summary()? {
+        for node in summary.levels.iter().flat_map(|level| &level.nodes) {
+            for page in 0..node.members.pages {
+                store.member_page(&node.members, page)?;
+            }
+        }
+    }
     for n in 0..store.index().dictionary.len() {
         store.block(BlockKey::Dictionary(n))?;
     }
@@ -247,7 +263,7 @@ fn flipped_bytes_give_errors_never_panics() {
     for offset in (0..original.len()).step_by(step) {
         let mut bytes = original.clone();
         bytes[offset] ^= 0x5a;
-        // Header, INDEX, CARD and every block carry a checksum, and the format has no
+        // Header, INDEX, CARD, SUMMARY and every block carry a checksum, and the format has no
         // padding: a reader that reads everything must notice every flip.
         let result = read_everything(bytes);
         assert!(result.is_err(), "flip at {offset} went unnoticed (read {result:?} of {total} quads)");
@@ -313,7 +329,7 @@ fn lenient_counts_bad_statements_in_every_chunk() {
     std::fs::write(&input, ntriples(50_000, "\n", |i| i % 997 == 0)).unwrap();
     let output = dir.path().join("bad.rete");
     let inputs = vec![Input::new(&input, None).unwrap()];
-    let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: true, temp_dir: None, progress: false }).unwrap();
+    let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: true, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true }).unwrap();
     let bad = (0..50_000).filter(|i| i % 997 == 0).count() as u64;
     assert_eq!((report.skipped, report.parsed), (bad, 50_000 - bad));
     assert_eq!(read_back(std::fs::read(output).unwrap()).unwrap().len() as u64, 50_000 - bad);

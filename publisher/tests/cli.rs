@@ -106,7 +106,9 @@ fn inspect_json_has_counts_and_sections() {
     let output = rete(&["inspect", "--json", "d.rete"], dir.path());
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["quads"], 3);
-    assert_eq!(json["sections"].as_array().unwrap().len(), 9);
+    // INDEX, CARD, SUMMARY, DICTIONARY and six permutations (no MEMBERS: no entity links).
+    assert_eq!(json["sections"].as_array().unwrap().len(), 10);
+    assert_eq!(json["summary"]["schema"]["classes"][0]["iri"], "http://e/C");
     assert_eq!(json["card"]["classes"][0]["iri"], "http://e/C");
     assert_eq!(json["card"]["classes"][0]["instances"], 2);
     assert_eq!(json["card"]["predicates"][0]["quads"], 2);

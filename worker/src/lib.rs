@@ -98,6 +98,8 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
         [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
         [ds, "card"] if read => routes::card::handle(ctx, ds).await,
         [ds, "summary"] if read => routes::summary::handle(ctx, ds).await,
+        [ds, "summary", "members"] if read => routes::summary::members(ctx, ds).await,
+        [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
         [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
         // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
         [ds, "id", rest @ ..] if read && !rest.is_empty() => {
@@ -110,7 +112,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
             None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
         },
         [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
         _ => Err(HttpError::NotFound(format!("no route for {path}"))),
     }
 }

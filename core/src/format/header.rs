@@ -10,7 +10,7 @@ pub const MAGIC: [u8; 8] = *b"RETE\r\n\x1a\n";
 /// The major version this build reads and writes.
 pub const MAJOR_VERSION: u16 = 1;
 /// The minor version this build writes.
-pub const MINOR_VERSION: u16 = 0;
+pub const MINOR_VERSION: u16 = 1;
 /// Size of the fixed header.
 pub const FIXED_HEADER_BYTES: usize = 0x60;
 /// Size of one section table entry.
@@ -27,8 +27,10 @@ pub enum SectionKind {
     Index,
     /// The dataset card (JSON).
     Card,
-    /// The summary (reserved).
+    /// The summary (JSON).
     Summary,
+    /// Member pages of the summary's communities.
+    Members,
     /// Dictionary blocks.
     Dictionary,
     /// Quad blocks of one permutation (0..=5).
@@ -42,6 +44,7 @@ impl SectionKind {
             Self::Index => 0x0001,
             Self::Card => 0x0002,
             Self::Summary => 0x0003,
+            Self::Members => 0x0004,
             Self::Dictionary => 0x0010,
             Self::Permutation(p) => 0x0020 + u16::from(p),
         }
@@ -53,6 +56,7 @@ impl SectionKind {
             0x0001 => Self::Index,
             0x0002 => Self::Card,
             0x0003 => Self::Summary,
+            0x0004 => Self::Members,
             0x0010 => Self::Dictionary,
             0x0020..=0x0025 => Self::Permutation((code - 0x0020) as u8),
             _ => return None,
@@ -65,6 +69,7 @@ impl SectionKind {
             Self::Index => "INDEX".into(),
             Self::Card => "CARD".into(),
             Self::Summary => "SUMMARY".into(),
+            Self::Members => "MEMBERS".into(),
             Self::Dictionary => "DICTIONARY".into(),
             Self::Permutation(p) => match crate::Permutation::from_id(p) {
                 Some(p) => format!("PERMUTATION {}", p.name()),

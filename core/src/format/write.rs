@@ -28,11 +28,23 @@ pub struct Counts {
 }
 
 /// The header for sections laid out in the FORMAT.md §1 order: INDEX, CARD,
-/// DICTIONARY, then the six permutations. Its content hash is zero until
-/// [`ContentHasher`] has seen the whole file.
-pub fn layout(counts: Counts, index: SectionSummary, card: SectionSummary, dictionary: SectionSummary, permutations: [SectionSummary; 6]) -> Header {
-    let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card), (SectionKind::Dictionary, dictionary)];
+/// SUMMARY (optional), DICTIONARY, the six permutations, then MEMBERS
+/// (optional). Its content hash is zero until [`ContentHasher`] has seen the
+/// whole file.
+pub fn layout(
+    counts: Counts,
+    index: SectionSummary,
+    card: SectionSummary,
+    summary: Option<SectionSummary>,
+    dictionary: SectionSummary,
+    permutations: [SectionSummary; 6],
+    members: Option<SectionSummary>,
+) -> Header {
+    let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card)];
+    kinds.extend(summary.map(|s| (SectionKind::Summary, s)));
+    kinds.push((SectionKind::Dictionary, dictionary));
     kinds.extend(permutations.into_iter().enumerate().map(|(p, s)| (SectionKind::Permutation(p as u8), s)));
+    kinds.extend(members.map(|s| (SectionKind::Members, s)));
     let mut offset = (super::header::FIXED_HEADER_BYTES + super::header::SECTION_ENTRY_BYTES * kinds.len()) as u64;
     let header_length = offset as u32;
     let sections = kinds

@@ -21,7 +21,8 @@ pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, FirstRead, RoundOptions, RoundSta
 
 use crate::format::block;
 use crate::format::card::Card;
-use crate::format::header::{Header, SectionKind};
+use crate::format::header::{Header, Section, SectionKind};
+use crate::format::summary::{self, MAX_SUMMARY_BYTES, MemberPages, Summary};
 use crate::format::index::Index;
 use crate::format::permutation::Permutation;
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
@@ -195,18 +196,55 @@ impl<S: RangeSource> Store<S> {
         (cache.pinned_bytes(), cache.used_bytes())
     }
 
-    /// Reads and parses the CARD section.
+    /// Reads and parses the CARD section: one read, none when it lies in the
+    /// first 16 KiB a host already holds.
     pub fn card(&self) -> Result<Card, ReadError> {
         let section = *self.header.required(SectionKind::Card)?;
-        let corrupt = |reason: String| FormatError::corrupt("CARD", section.offset, reason);
-        if section.length > MAX_CARD_BYTES {
-            return Err(corrupt(format!("{} bytes is over the {MAX_CARD_BYTES}-byte limit", section.length)).into());
+        self.json_section(section, "CARD", MAX_CARD_BYTES)
+    }
+
+    /// Reads and parses the SUMMARY section (FORMAT.md §10), `None` when the
+    /// file has none: one read, like the card.
+    pub fn summary(&self) -> Result<Option<Summary>, ReadError> {
+        match self.header.section(SectionKind::Summary) {
+            Some(&section) => Ok(Some(self.json_section(section, "SUMMARY", MAX_SUMMARY_BYTES)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Page `page` of a community's members (FORMAT.md §11): their term ids,
+    /// ascending. Two reads: the node's page directory, then the page.
+    pub fn member_page(&self, members: &MemberPages, page: u64) -> Result<Vec<TermId>, ReadError> {
+        let section = *self.header.section(SectionKind::Members).ok_or_else(|| FormatError::corrupt("section table", 0x60, "the summary names member pages but there is no MEMBERS section"))?;
+        let corrupt = |offset: u64, reason: String| FormatError::corrupt("MEMBERS", offset, reason);
+        let directory_range = ByteRange { offset: section.offset.saturating_add(members.offset), length: members.directory_bytes };
+        if members.offset.saturating_add(members.directory_bytes) > section.length {
+            return Err(corrupt(directory_range.offset, "page directory runs past the section".into()).into());
+        }
+        let sealed = self.read_one(directory_range)?;
+        let raw = block::open(&sealed, &|| "MEMBERS directory".into(), directory_range.offset)?;
+        let pages = summary::decode_directory(&raw, directory_range.offset)?;
+        let &(start, length) = pages.get(page as usize).ok_or_else(|| ReadError::from(corrupt(directory_range.offset, format!("page {page} of {}", pages.len()))))?;
+        let offset = directory_range.end().saturating_add(start);
+        if offset.saturating_add(length) > section.end() {
+            return Err(corrupt(offset, "page runs past the section".into()).into());
+        }
+        let sealed = self.read_one(ByteRange { offset, length })?;
+        let raw = block::open(&sealed, &|| format!("MEMBERS page {page}"), offset)?;
+        Ok(summary::decode_page(&raw, offset)?)
+    }
+
+    /// A JSON section in one zstd frame, checked against its bound and checksum.
+    fn json_section<T: serde::de::DeserializeOwned>(&self, section: Section, name: &str, max_bytes: u64) -> Result<T, ReadError> {
+        let corrupt = |reason: String| FormatError::corrupt(name, section.offset, reason);
+        if section.length > max_bytes {
+            return Err(corrupt(format!("{} bytes is over the {max_bytes}-byte limit", section.length)).into());
         }
         let bytes = self.read_one(section.range())?;
         if xxh3_64(&bytes) != section.checksum {
             return Err(corrupt("checksum mismatch".into()).into());
         }
-        let raw = block::decompress(&bytes, MAX_CARD_BYTES * 64).map_err(corrupt)?;
+        let raw = block::decompress(&bytes, max_bytes * 64).map_err(corrupt)?;
         Ok(serde_json::from_slice(&raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?)
     }
 

@@ -1,4 +1,4 @@
-//! `rete inspect`: what a file holds, from its header, INDEX and CARD only.
+//! `rete inspect`: what a file holds, from its header, INDEX, CARD and SUMMARY only.
 
 use crate::source::file::FileSource;
 use anyhow::Result;
@@ -37,6 +37,21 @@ fn describe_text(store: &Store<FileSource>, path: &Path, text: &mut String) -> R
         writeln!(text, "    {:<18} {:>12} bytes at {:>10} {blocks}", section.kind.name(), section.length, section.offset)?;
     }
     let card = store.card()?;
+    if let Some(title) = &card.title {
+        writeln!(text, "  title         {title}")?;
+    }
+    match store.summary()? {
+        Some(summary) => {
+            let levels: Vec<String> = summary.levels.iter().map(|l| format!("{} of {} communities", l.nodes.len(), l.communities)).collect();
+            let schema = &summary.schema;
+            writeln!(text, "  summary       {} classes, {} subclass pairs, {} class links", schema.classes.len(), schema.subclass_of.len(), schema.links.len())?;
+            writeln!(text, "  communities   {}", if levels.is_empty() { "none".into() } else { levels.join(", ") })?;
+            if let Some(note) = &summary.note {
+                writeln!(text, "                {note}")?;
+            }
+        }
+        None => writeln!(text, "  summary       none")?,
+    }
     writeln!(text, "  top predicates")?;
     for predicate in card.predicates.iter().take(10) {
         writeln!(text, "    {:>10}  {}", predicate.quads, predicate.iri)?;
@@ -67,5 +82,6 @@ pub fn describe(store: &Store<FileSource>) -> Result<serde_json::Value> {
         "graphs": header.graph_count,
         "sections": sections,
         "card": store.card()?,
+        "summary": store.summary()?,
     }))
 }

@@ -36,6 +36,10 @@ pub struct PublishOptions {
     pub lenient: bool,
     /// Where temporary files go.
     pub temp_dir: Option<PathBuf>,
+    /// Card members given as flags.
+    pub metadata: crate::ingest::metadata::Metadata,
+    /// Compute the summary's community levels.
+    pub pyramid: bool,
     /// Where to publish.
     pub target: TargetOptions,
     /// Base URL of the Worker for the printed links.
@@ -126,7 +130,7 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
                 Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).ok_or_else(|| UsageError(format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml")))?),
             };
             let inputs = options.inputs.iter().map(|path| Input::new(path, format)).collect::<Result<Vec<_>>>()?;
-            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: options.memory_bytes, lenient: options.lenient, temp_dir: options.temp_dir.clone(), progress: options.progress })?;
+            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: options.memory_bytes, lenient: options.lenient, temp_dir: options.temp_dir.clone(), progress: options.progress, metadata: options.metadata.clone(), pyramid: options.pyramid })?;
             if report.skipped > 0 && !options.quiet {
                 eprintln!("rete: skipped {} bad statements (--lenient)", report.skipped);
             }

@@ -7,22 +7,25 @@
 
 use super::dictionary::{IdMapping, TermRuns, final_id};
 use super::input::Input;
+use super::metadata::{Metadata, built_at};
 use super::parse::{BlankNodes, ParseStats, parse_input};
+use super::readback::{Lookup, TempDictionary, TempQuads};
 use super::sort::{ExternalSorter, read_record, write_record};
+use super::stats::{Runs, TermStats};
+use super::summary::{SummaryInputs, SummaryOptions};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use oxrdf::vocab::rdf;
 use rayon::prelude::*;
 use rete_core::format::block;
-use rete_core::format::card::{CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
+use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryBlock, DictionaryEncoder};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
 use rete_core::format::permutation::{Key, encode_block};
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
-use rete_core::{ByteRange, Permutation, TermId, encode_term};
-use std::collections::BTreeMap;
+use rete_core::{ByteRange, Permutation, TermId};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::io::{BufReader, BufWriter, Seek, Write};
 use std::mem::size_of;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -43,6 +46,10 @@ pub struct BuildOptions {
     pub temp_dir: Option<PathBuf>,
     /// Show progress bars.
     pub progress: bool,
+    /// Card members given as flags (they win over `card.toml` and the data).
+    pub metadata: Metadata,
+    /// Compute the summary's community levels (`--no-pyramid` turns it off).
+    pub pyramid: bool,
 }
 
 /// What a build produced.
@@ -62,6 +69,8 @@ pub struct BuildReport {
     pub input_bytes: u64,
     /// Bytes of the output.
     pub file_bytes: u64,
+    /// Community levels in the summary.
+    pub summary_levels: usize,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -81,6 +90,11 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     // compressed and chunks being parsed are held on top, bounded by constants.
     let memory = options.memory_bytes.max(64 << 10);
     let progress = Progress::new(options.progress);
+    // Read card.toml first: a mistake in it should not cost a whole build.
+    let card_toml = match options.inputs.first() {
+        Some(input) if !input.is_stdin() => Metadata::from_card_toml(input.path.parent().unwrap_or(Path::new(""))).map(Some)?,
+        _ => None,
+    };
 
     // 1. Parse: temporary ids for terms, temporary-id quads in memory or on disk.
     let input_bytes: u64 = options.inputs.iter().map(Input::size_bytes).sum();
@@ -96,6 +110,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         })?;
         stats.quads += parsed.quads;
         stats.skipped += parsed.skipped;
+        stats.prefixes.extend(parsed.prefixes);
     }
     drop(blank_nodes);
     let quads = spool.finish()?;
@@ -123,14 +138,11 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         }
         Ok(())
     };
-    let rdf_type = encode_term(rdf::TYPE);
-    let mut rdf_type_id = None;
+    let mut term_stats = TermStats::default();
     let mut id: TermId = 0;
     let mapping = terms.merge(memory / 2, |term| {
         id += 1;
-        if term == rdf_type.as_slice() {
-            rdf_type_id = Some(id);
-        }
+        term_stats.add(id, term);
         if let Some(block) = encoder.push(term) {
             pending.push(block);
             flush_dictionary(&mut pending, &mut dictionary, &mut dictionary_entries, false)?;
@@ -145,7 +157,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 
     // 3. Renumber quads, then the six orders, with the counts the card needs.
     progress.phase("renumbering", 0);
-    let mut orders = Orders::new(dir, &progress, rdf_type_id);
+    let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
+    let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
+    let rdf_type_id = term_stats.vocabulary.get(oxrdf::vocab::rdf::TYPE.as_str()).copied();
+    let summary_inputs = SummaryInputs::new(dir, &term_stats.vocabulary, first_literal_id)?;
+    let vocabulary = std::mem::take(&mut term_stats.vocabulary);
+    let mut orders = Orders::new(dir, &progress, rdf_type_id, summary_inputs);
     match (quads, mapping) {
         (SpooledQuads::Memory(mut quads), IdMapping::Memory(mapping)) => {
             // Every temporary id was handed out by the term table, so it is in the
@@ -160,7 +177,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
             orders.sort_on_disk(translated, memory)?;
         }
     }
-    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, .. } = orders;
+    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, mut examples, summary_inputs, .. } = orders;
     let mut permutation_entries: [Vec<PermutationEntry>; 6] = Default::default();
     let mut permutation_summaries = [SectionSummary::default(); 6];
     let mut permutation_files = Vec::new();
@@ -172,38 +189,83 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     predicate_counts.finish();
     class_counts.finish();
 
-    // 5. INDEX and CARD.
-    progress.phase("writing", 0);
+    // 5. INDEX, CARD and SUMMARY.
+    progress.phase("summarizing", 0);
     let graph_entries: Vec<GraphEntry> = graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
     let index = Index { dictionary: dictionary_entries, graphs: graph_entries, permutations: permutation_entries };
     let index_sealed = block::compress(&index.encode())?;
     let mut dictionary_file = dictionary.into_file_keep()?;
-    let mut names = TempDictionary { file: &mut dictionary_file, entries: &index.dictionary };
-    let card = Card {
+    let [spo_file, _, pso_file, pos_file, ..] = permutation_files.as_mut_slice() else { bail!("internal error: six permutations expected") };
+    let mut lookup = Lookup {
+        dictionary: TempDictionary::new(&mut dictionary_file, &index.dictionary),
+        spo: TempQuads::new(spo_file, &index.permutations[0]),
+        pso: TempQuads::new(pso_file, &index.permutations[2]),
+        pos: TempQuads::new(pos_file, &index.permutations[3]),
+        vocabulary: &vocabulary,
+    };
+    let metadata = options.metadata.clone().or(card_toml.unwrap_or_default()).or(Metadata::from_data(&mut lookup)?);
+    let input_paths: Vec<&Path> = options.inputs.iter().filter(|i| !i.is_stdin()).map(|i| i.path.as_path()).collect();
+    let mut predicates = Vec::with_capacity(predicate_counts.top.len());
+    for &(count, id) in &predicate_counts.top {
+        predicates.push(PredicateCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, quads: count });
+    }
+    let mut classes = Vec::with_capacity(class_counts.top.len());
+    for (rank, &(count, id)) in class_counts.top.iter().enumerate() {
+        let mut class = ClassCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, instances: count, examples: Vec::new() };
+        if rank < CARD_EXAMPLE_CLASSES {
+            for example in examples.remove(&id).unwrap_or_default() {
+                class.examples.push(lookup.dictionary.iri(example)?);
+            }
+        }
+        classes.push(class);
+    }
+    let (languages, languages_more, datatypes, datatypes_more, namespaces, namespaces_more) = term_stats.finish(&stats.prefixes);
+    let mut card = Card {
         rete_version: env!("CARGO_PKG_VERSION").into(),
+        title: metadata.title,
+        description: metadata.description,
+        license: metadata.license,
+        source: metadata.source,
+        publisher: metadata.publisher,
+        base_iri: metadata.base_iri,
+        built_at: built_at(&input_paths)?,
         quads: quad_count,
         terms: term_count,
         graphs: graphs.len() as u64,
-        predicates: predicate_counts.top.iter().map(|&(count, id)| Ok(PredicateCount { iri: names.iri(id)?, quads: count })).collect::<Result<_>>()?,
+        subjects,
+        objects,
+        predicates,
         predicates_more: predicate_counts.more,
-        classes: class_counts.top.iter().map(|&(count, id)| Ok(ClassCount { iri: names.iri(id)?, instances: count })).collect::<Result<_>>()?,
+        classes,
         classes_more: class_counts.more,
+        languages,
+        languages_more,
+        datatypes,
+        datatypes_more,
+        namespaces,
+        namespaces_more,
         // Only the file name: the same data built from another directory gives the same file.
         sources: options.inputs.iter().map(|i| SourceFile { name: i.file_name(), bytes: i.size_bytes() }).collect(),
         extra: Default::default(),
     };
-    let card_sealed = block::compress(&serde_json::to_vec(&card)?)?;
-    if card_sealed.len() as u64 > rete_core::format::MAX_CARD_BYTES {
-        bail!("the card is {} bytes, over the 32 KiB limit (FORMAT.md §7)", card_sealed.len());
-    }
+    let card_sealed = seal_card(&mut card)?;
+    let class_ids: Vec<(TermId, u64)> = class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
+    let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: memory })?;
+    drop(lookup);
+    let (members_file, members_summary) = match summary.members {
+        Some((file, summary)) => (Some(file), Some(summary)),
+        None => (None, None),
+    };
 
     // 6. Assemble: header, INDEX, CARD, DICTIONARY, six permutations; hash; rename.
     let header = layout(
         Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
         plain_summary(&index_sealed),
         plain_summary(&card_sealed),
+        Some(plain_summary(&summary.summary)),
         dictionary.summary,
         permutation_summaries,
+        members_summary,
     );
     let mut header_bytes = header.encode();
     let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&output_dir).with_context(|| format!("cannot write in {}", output_dir.display()))?;
@@ -213,9 +275,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         writer.write_all(&header_bytes)?;
         writer.write_all(&index_sealed)?;
         writer.write_all(&card_sealed)?;
+        writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
-        for mut file in permutation_files {
+        for mut file in permutation_files.into_iter().chain(members_file) {
             file.rewind()?;
             std::io::copy(&mut file, &mut writer)?;
         }
@@ -240,6 +303,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         graphs: graphs.len() as u64,
         input_bytes,
         file_bytes,
+        summary_levels: summary.levels,
         elapsed: started.elapsed(),
     })
 }
@@ -421,12 +485,20 @@ struct Orders<'a> {
     graphs: BTreeMap<TermId, u64>,
     predicate_counts: TopCounts,
     class_counts: TopCounts,
+    /// A few instances of each class still in `class_counts`' top.
+    examples: HashMap<TermId, Vec<TermId>>,
+    /// Distinct subjects (runs of SPO's first id) and objects (of OSP's).
+    subjects: u64,
+    objects: u64,
+    last_first_id: Option<(Permutation, TermId)>,
+    /// Type pairs and links for the summary, fed from SPO.
+    summary_inputs: SummaryInputs,
     /// Entries, summary and temporary file of each permutation written so far.
     sections: Vec<(Vec<PermutationEntry>, SectionSummary, File)>,
 }
 
 impl<'a> Orders<'a> {
-    fn new(dir: &'a Path, progress: &'a Progress, rdf_type_id: Option<TermId>) -> Self {
+    fn new(dir: &'a Path, progress: &'a Progress, rdf_type_id: Option<TermId>, summary_inputs: SummaryInputs) -> Self {
         Self {
             dir,
             progress,
@@ -436,6 +508,11 @@ impl<'a> Orders<'a> {
             graphs: BTreeMap::new(),
             predicate_counts: TopCounts::default(),
             class_counts: TopCounts::default(),
+            examples: HashMap::new(),
+            subjects: 0,
+            objects: 0,
+            last_first_id: None,
+            summary_inputs,
             sections: Vec::new(),
         }
     }
@@ -546,18 +623,39 @@ impl<'a> Orders<'a> {
     /// Counts `keys` for the card and seals them into blocks (in parallel, in
     /// order); `keys` is a whole number of blocks unless it ends the section.
     fn write(&mut self, permutation: Permutation, keys: &[Key], section: &mut BlockWriter, entries: &mut Vec<PermutationEntry>) -> Result<()> {
+        // Distinct first ids: subjects in SPO, objects in OSP.
+        let mut distinct_firsts = 0;
+        if matches!(permutation, Permutation::Spo | Permutation::Osp) {
+            for key in keys {
+                if self.last_first_id != Some((permutation, key[0])) {
+                    distinct_firsts += 1;
+                    self.last_first_id = Some((permutation, key[0]));
+                }
+            }
+        }
         match permutation {
             Permutation::Spo => {
                 for key in keys.iter().filter(|key| key[3] != 0) {
                     *self.graphs.entry(key[3]).or_default() += 1;
                 }
+                self.subjects += distinct_firsts;
+                self.summary_inputs.spo(keys)?;
             }
-            Permutation::Pso => keys.iter().for_each(|key| self.predicate_counts.add(key[0])),
+            Permutation::Pso => keys.iter().for_each(|key| _ = self.predicate_counts.add(key[0])),
             Permutation::Pos => {
                 if let Some(rdf_type) = self.rdf_type_id {
-                    keys.iter().filter(|key| key[0] == rdf_type).for_each(|key| self.class_counts.add(key[1]));
+                    for key in keys.iter().filter(|key| key[0] == rdf_type) {
+                        if let Some(dropped) = self.class_counts.add(key[1]) {
+                            self.examples.remove(&dropped);
+                        }
+                        let examples = self.examples.entry(key[1]).or_default();
+                        if examples.len() < CARD_EXAMPLES && examples.last() != Some(&key[2]) {
+                            examples.push(key[2]);
+                        }
+                    }
                 }
             }
+            Permutation::Osp => self.objects += distinct_firsts,
             _ => {}
         }
         let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(|block| block::seal(&encode_block(block))).collect::<std::io::Result<_>>()?;
@@ -571,64 +669,59 @@ impl<'a> Orders<'a> {
 }
 
 /// Counts runs of equal ids (they arrive grouped) and keeps the largest.
-#[derive(Default)]
 struct TopCounts {
-    current: Option<(TermId, u64)>,
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, std::cmp::Reverse<TermId>)>>,
+    runs: Runs<TermId>,
     more: u64,
     top: Vec<(u64, TermId)>,
 }
 
-impl TopCounts {
-    fn add(&mut self, id: TermId) {
-        match &mut self.current {
-            Some((current, count)) if *current == id => *count += 1,
-            _ => {
-                self.close();
-                self.current = Some((id, 1));
-            }
-        }
+impl Default for TopCounts {
+    fn default() -> Self {
+        Self { runs: Runs::new(CARD_LIST_CAP), more: 0, top: Vec::new() }
     }
+}
 
-    fn close(&mut self) {
-        if let Some((id, count)) = self.current.take() {
-            self.heap.push(std::cmp::Reverse((count, std::cmp::Reverse(id))));
-            if self.heap.len() > CARD_LIST_CAP {
-                self.heap.pop();
-                self.more += 1;
-            }
-        }
+impl TopCounts {
+    /// Counts one more `id`; returns an id that fell out of the top, if any.
+    fn add(&mut self, id: TermId) -> Option<TermId> {
+        self.runs.add(&id)
     }
 
     /// Sorted by count descending, then id (= IRI order).
     fn finish(&mut self) {
-        self.close();
-        let mut top: Vec<(u64, TermId)> = self.heap.drain().map(|std::cmp::Reverse((count, std::cmp::Reverse(id)))| (count, id)).collect();
-        top.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.top = top;
+        self.runs.close();
+        let runs = std::mem::replace(&mut self.runs, Runs::new(0));
+        self.more = runs.top.more;
+        self.top = runs.top.into_sorted().into_iter().map(|(id, count)| (count, id)).collect();
     }
 }
 
-/// Reads terms back from the dictionary section being written.
-struct TempDictionary<'a> {
-    file: &'a mut File,
-    entries: &'a [DictionaryEntry],
-}
-
-impl TempDictionary<'_> {
-    fn iri(&mut self, id: TermId) -> Result<String> {
-        let number = self.entries.partition_point(|e| e.first_id <= id).saturating_sub(1);
-        let entry = self.entries.get(number).context("term id outside the dictionary")?;
-        let mut sealed = vec![0u8; entry.range.length as usize];
-        self.file.seek(std::io::SeekFrom::Start(entry.range.offset))?;
-        self.file.read_exact(&mut sealed)?;
-        let raw = block::open(&sealed, &|| "temporary dictionary".into(), 0)?;
-        let block = DictionaryBlock::decode(&raw, "temporary dictionary", 0)?;
-        let term = block.get((id - entry.first_id) as usize).context("term id outside its block")?;
-        Ok(match rete_core::decode_term(term)? {
-            oxrdf::Term::NamedNode(node) => node.into_string(),
-            other => other.to_string(),
-        })
+/// Seals the card, halving its list caps until it fits FORMAT.md §7's bound
+/// (the `_more` counts keep what was cut); a build never fails for its card.
+fn seal_card(card: &mut Card) -> Result<Vec<u8>> {
+    let mut cap = CARD_LIST_CAP;
+    loop {
+        card.truncate_lists(cap);
+        let sealed = block::compress(&serde_json::to_vec(&card)?)?;
+        if sealed.len() as u64 <= rete_core::format::MAX_CARD_BYTES {
+            return Ok(sealed);
+        }
+        if cap == 0 {
+            // Only the descriptive strings are left: shorten them.
+            for text in [&mut card.title, &mut card.description, &mut card.license, &mut card.source, &mut card.publisher, &mut card.base_iri].into_iter().flatten() {
+                if text.len() > 1024 {
+                    let end = (0..=1024).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+                    text.truncate(end);
+                    text.push('…');
+                }
+            }
+            let sealed = block::compress(&serde_json::to_vec(&card)?)?;
+            if sealed.len() as u64 > rete_core::format::MAX_CARD_BYTES {
+                bail!("the card is {} bytes even with empty lists, over the 32 KiB limit (FORMAT.md §7)", sealed.len());
+            }
+            return Ok(sealed);
+        }
+        cap /= 2;
     }
 }
 

@@ -3,7 +3,12 @@
 //! the sorted dictionary, renumber quads, then sort them six times.
 
 pub mod build;
+pub mod community;
 pub mod dictionary;
 pub mod input;
+pub mod metadata;
 pub mod parse;
+pub mod readback;
 pub mod sort;
+pub mod stats;
+pub mod summary;

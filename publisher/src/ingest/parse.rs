@@ -87,12 +87,14 @@ impl BlankNodes {
 }
 
 /// What parsing one input gave.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct ParseStats {
     /// Statements read.
     pub quads: u64,
     /// Bad statements skipped with `--lenient`.
     pub skipped: u64,
+    /// Prefixes the input declared (Turtle, TriG), as (prefix, namespace), for the card.
+    pub prefixes: Vec<(String, String)>,
 }
 
 /// Input bytes per chunk of N-Triples/N-Quads given to one parsing task.
@@ -150,6 +152,8 @@ struct Chunk {
     lines: u64,
     /// What ended parsing, after the quads above.
     stop: Option<Stop>,
+    /// Prefixes declared by the input, given with its last chunk.
+    prefixes: Vec<(String, String)>,
 }
 
 enum Stop {
@@ -326,6 +330,7 @@ impl<R: Read> Stream<R> {
             match self.quads.next() {
                 None => {
                     self.end = true;
+                    chunk.prefixes = self.quads.prefixes().map(|(prefix, namespace)| (prefix.to_owned(), namespace.to_owned())).collect();
                     break;
                 }
                 Some(Ok(quad)) => {
@@ -389,6 +394,7 @@ impl Consumer<'_> {
                 self.stats.quads += 1;
             }
             self.stats.skipped += chunk.skipped;
+            self.stats.prefixes.extend(chunk.prefixes);
             match chunk.stop {
                 None => {}
                 Some(Stop::Syntax(error)) => return Err(locate(self.input, &error, self.line_base, self.byte_base).into()),

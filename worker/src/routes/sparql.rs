@@ -252,6 +252,8 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
     add(dataset_node.clone(), rdf::TYPE.into(), sd("Dataset").into());
     add(dataset_node.clone(), rdf::TYPE.into(), void("Dataset").into());
     add(dataset_node.clone(), void("sparqlEndpoint"), endpoint.clone().into());
+    // The card's VoID + DCAT description (issue 7).
+    add(dataset_node.clone(), NamedNode::new_unchecked("http://www.w3.org/2000/01/rdf-schema#seeAlso"), NamedNode::new_unchecked(format!("{}/{name}/.well-known/void", ctx.origin())).into());
     add(dataset_node.clone(), void("triples"), count(header.quad_count));
     add(dataset_node.clone(), void("distinctTerms"), count(header.term_count));
     add(dataset_node.clone(), void("properties"), count((card.predicates.len() as u64) + card.predicates_more));

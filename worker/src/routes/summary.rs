@@ -1,48 +1,166 @@
-//! `/{ds}/summary`: the dataset at a glance. Until files carry a SUMMARY
-//! section (issue 7), this is the schema level the CARD already holds:
-//! counts, classes and predicates; `levels` is empty and `?level=N` is 404.
+//! `/{ds}/summary`: the dataset at a glance, from its SUMMARY section
+//! (FORMAT.md §10). Without `level`, the schema level and the list of
+//! community levels; with `?level=N`, that level's super-nodes and
+//! super-edges, each node linking to `/{ds}/summary/members`, which pages
+//! through its members from the MEMBERS section (FORMAT.md §11). Files built
+//! before SUMMARY existed answer with the card's classes and no levels.
 
 use crate::conneg::Format;
 use crate::datasets;
+use crate::driver::Session;
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
 use crate::pages;
-use serde_json::json;
+use rete_core::format::summary::{Schema, SchemaClass, Summary};
+use serde_json::{Value, json};
 
 /// GET `/{ds}/summary[?level=N]`.
 pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
     let format = ctx.negotiate(ctx.param("format").as_deref(), &[Format::Json, Format::Html])?;
-    let level = ctx.param("level");
+    let level = match ctx.param("level") {
+        None => None,
+        Some(text) => Some(text.parse::<usize>().map_err(|_| HttpError::BadRequest(format!("level={text:?} is not a level number (0 is the coarsest)")))?),
+    };
     let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["summary", format.name(), level.as_deref().unwrap_or("")]);
+    let level_text = level.map(|l| l.to_string()).unwrap_or_default();
+    let tag = etag(&entry.version, &["summary", format.name(), &level_text]);
     if ctx.not_modified(&tag) {
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(&ctx.r2, entry).await?;
-    if let Some(level) = level {
-        return Err(HttpError::NotFound(format!("{name} has no summary level {level:?}: this file carries no SUMMARY section, only the card's counts")));
-    }
-    let card = super::card::read(ctx, &dataset).await?;
+    let summary = read(ctx, &dataset).await?;
+    let body = match level {
+        None => overview(name, &dataset.entry.version, &summary),
+        Some(level) => level_json(name, &dataset.entry.version, &summary, level)?,
+    };
     let bytes = match format {
         // The dataset page holds the summary picture, drawn from this route's JSON.
-        Format::Html => pages::dataset::page(name, &dataset.entry, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?).into_bytes(),
-        _ => {
-            let body = json!({
-                "dataset": name,
-                "version": dataset.entry.version,
-                "quads": card.quads,
-                "terms": card.terms,
-                "graphs": card.graphs,
-                "classes": card.classes,
-                "classes_more": card.classes_more,
-                "predicates": card.predicates,
-                "predicates_more": card.predicates_more,
-                "levels": [],
-            });
-            let mut bytes = serde_json::to_vec_pretty(&body).map_err(|e| HttpError::Internal(e.to_string()))?;
-            bytes.push(b'\n');
-            bytes
+        Format::Html => {
+            let card = super::card::read(ctx, &dataset).await?;
+            pages::dataset::page(name, &dataset.entry, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?).into_bytes()
         }
+        _ => json_bytes(&body)?,
     };
     Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
+}
+
+/// GET `/{ds}/summary/members?level=N&node=K[&page=P]`: one page of a super-node's members.
+pub async fn members(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
+    ctx.negotiate(ctx.param("format").as_deref(), &[Format::Json])?;
+    let number = |key: &str, default: Option<u64>| -> Result<u64, HttpError> {
+        match (ctx.param(key), default) {
+            (Some(text), _) => text.parse().map_err(|_| HttpError::BadRequest(format!("{key}={text:?} is not a number"))),
+            (None, Some(default)) => Ok(default),
+            (None, None) => Err(HttpError::BadRequest(format!("missing {key}=; use /{name}/summary?level=N to find the nodes"))),
+        }
+    };
+    let (level, node, page) = (number("level", None)?, number("node", None)?, number("page", Some(0))?);
+    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
+    let tag = etag(&entry.version, &["members", &level.to_string(), &node.to_string(), &page.to_string()]);
+    if ctx.not_modified(&tag) {
+        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
+    }
+    let dataset = datasets::open(&ctx.r2, entry).await?;
+    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
+    let summary = session.run(|store| store.summary()).await??.unwrap_or_default();
+    let levels = summary.levels.len();
+    let found = summary.levels.get(level as usize).ok_or_else(|| HttpError::NotFound(no_level(name, level as usize, levels)))?;
+    let found = found.nodes.get(node as usize).ok_or_else(|| HttpError::NotFound(format!("{name} summary level {level} has nodes 0 to {}; there is no node {node}", found.nodes.len().saturating_sub(1))))?;
+    if page >= found.members.pages.max(1) {
+        return Err(HttpError::NotFound(format!("node {node} of level {level} has {} pages of members (0 to {}); there is no page {page}", found.members.pages, found.members.pages.saturating_sub(1))));
+    }
+    let pages = found.members.pages;
+    let ids = if pages == 0 { Vec::new() } else { session.run(|store| store.member_page(&found.members, page)).await?? };
+    // Decode every id even after a miss, so one round fetches all their dictionary blocks.
+    let terms = session
+        .run(|store| {
+            let mut first_error = None;
+            let terms: Vec<String> = ids
+                .iter()
+                .filter_map(|&id| match store.term(id) {
+                    Ok(oxrdf::Term::NamedNode(iri)) => Some(iri.into_string()),
+                    Ok(other) => Some(other.to_string()),
+                    Err(error) => {
+                        first_error = first_error.take().or(Some(error));
+                        None
+                    }
+                })
+                .collect();
+            first_error.map_or(Ok(terms), Err)
+        })
+        .await??;
+    let next = (page + 1 < pages).then(|| members_url(name, level as usize, node as u32, page + 1));
+    let body = json!({
+        "dataset": name,
+        "version": dataset.entry.version,
+        "level": level,
+        "node": node,
+        "size": found.size,
+        "page": page,
+        "pages": pages,
+        "members": terms,
+        "next": next,
+    });
+    Ok(Reply::ok(Format::Json, json_bytes(&body)?).cacheable(&tag, ctx.config.cache_max_age_s))
+}
+
+/// The SUMMARY section, or for older files one made from the card's classes.
+async fn read(ctx: &Ctx, dataset: &datasets::Dataset) -> Result<Summary, HttpError> {
+    let mut session = Session::new(dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
+    if let Some(summary) = session.run(|store| store.summary()).await?? {
+        return Ok(summary);
+    }
+    let card = session.run(|store| store.card()).await??;
+    let classes = card.classes.iter().map(|c| SchemaClass { iri: c.iri.clone(), label: c.label.clone(), instances: c.instances }).collect();
+    Ok(Summary {
+        schema: Schema { classes, classes_more: card.classes_more, ..Schema::default() },
+        note: Some("this file has no SUMMARY section (built before rete wrote one): classes come from the card".into()),
+        ..Summary::default()
+    })
+}
+
+fn overview(name: &str, version: &str, summary: &Summary) -> Value {
+    let levels: Vec<Value> = summary.levels.iter().enumerate().map(|(i, l)| json!({"level": i, "nodes": l.nodes.len(), "edges": l.edges.len(), "communities": l.communities})).collect();
+    let mut body = json!({"dataset": name, "version": version, "schema": summary.schema, "levels": levels});
+    if let Some(note) = &summary.note {
+        body["note"] = note.as_str().into();
+    }
+    body
+}
+
+fn level_json(name: &str, version: &str, summary: &Summary, level: usize) -> Result<Value, HttpError> {
+    let found = summary.levels.get(level).ok_or_else(|| HttpError::NotFound(no_level(name, level, summary.levels.len())))?;
+    let nodes: Vec<Value> = found
+        .nodes
+        .iter()
+        .map(|n| json!({"id": n.id, "size": n.size, "label": n.label, "iri": n.iri, "parent": n.parent, "members": members_url(name, level, n.id, 0)}))
+        .collect();
+    Ok(json!({
+        "dataset": name,
+        "version": version,
+        "level": level,
+        "levels": summary.levels.len(),
+        "communities": found.communities,
+        "nodes": nodes,
+        "edges": found.edges,
+        "edges_more": found.edges_more,
+    }))
+}
+
+fn members_url(name: &str, level: usize, node: u32, page: u64) -> String {
+    let page = if page > 0 { format!("&page={page}") } else { String::new() };
+    format!("/{name}/summary/members?level={level}&node={node}{page}")
+}
+
+fn no_level(name: &str, level: usize, levels: usize) -> String {
+    match levels {
+        0 => format!("{name} has no community levels (built with --no-pyramid, too big for the build's memory, or before summaries existed); there is no level {level}"),
+        _ => format!("{name} has summary levels 0 to {}; there is no level {level}", levels - 1),
+    }
+}
+
+fn json_bytes(body: &Value) -> Result<Vec<u8>, HttpError> {
+    let mut bytes = serde_json::to_vec_pretty(body).map_err(|e| HttpError::Internal(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
