@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the SPARQL clients the clients suite drives, each pinned, from the package registries
-# (PyPI, npm, Maven Central), into a cache outside the clone keyed by the pinned versions, so a
-# second run (or CI with a warm cache) installs nothing. Prints one line per client:
+# (PyPI, npm with a lockfile, Maven Central), into a cache outside the clone keyed by the pinned
+# versions, so a second run (or CI with a warm cache) installs nothing. Prints one line per client:
 #   <client> ok <path>     or     <client> FAILED <log file>
 # and never stops at the first failure: the suite turns a failed install into a failed test.
 #
@@ -10,12 +10,9 @@ set -uo pipefail
 
 SPARQLWRAPPER_VERSION=2.0.0
 RDFLIB_VERSION=7.6.0
-FETCH_SPARQL_ENDPOINT_VERSION=7.2.0
-# 5.x loads undici with zstd, which needs Node 22; 4.5.0 is the newest that runs on Node 20.
-COMUNICA_VERSION=4.5.0
-SPARQLJSON_PARSE_FOR_COMUNICA=2.2.0
 JENA_VERSION=5.6.0
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${RETE_CLIENTS_CACHE:-$HOME/.cache/rete-clients}
 mkdir -p "$cache"
 
@@ -43,14 +40,15 @@ python_clients() {
     "SPARQLWrapper==$SPARQLWRAPPER_VERSION" "rdflib==$RDFLIB_VERSION"
 }
 
-# Comunica 4.5.0's SPARQL source reads results through fetch-sparql-endpoint 6.2.0, whose
-# sparqljson-parse ^3 builds language-tagged literals with rdf-data-factory 2's literal(value,
-# {language}) but is handed Comunica's rdf-data-factory 1, which makes them plain literals: a
-# Comunica bug, not the endpoint's. The override keeps that one copy at sparqljson-parse 2.2.0.
+# The npm clients install from tests/clients/npm's package-lock.json (npm ci), so their transitive
+# dependencies are pinned too. Its override: Comunica 4.5.0's SPARQL source reads results through
+# fetch-sparql-endpoint 6.2.0, whose sparqljson-parse ^3 builds language-tagged literals with
+# rdf-data-factory 2's literal(value, {language}) but is handed Comunica's rdf-data-factory 1,
+# which makes them plain literals (a Comunica bug, not the endpoint's); that one copy stays at
+# sparqljson-parse 2.2.0. Comunica 5.x needs Node 22 (its undici uses zstd).
 npm_clients() {
-  printf '{"private":true,"overrides":{"fetch-sparql-endpoint@6.2.0":{"sparqljson-parse":"%s"}}}\n' "$SPARQLJSON_PARSE_FOR_COMUNICA" >"$1/package.json"
-  npm install --prefix "$1" --no-audit --no-fund --save-exact \
-    "fetch-sparql-endpoint@$FETCH_SPARQL_ENDPOINT_VERSION" "@comunica/query-sparql@$COMUNICA_VERSION"
+  cp "$here/npm/package.json" "$here/npm/package-lock.json" "$1/"
+  npm ci --prefix "$1" --no-audit --no-fund
 }
 
 # Jena ARQ's jars with all their dependencies, copied by Maven from a one-dependency project.
@@ -68,7 +66,7 @@ POM
 }
 
 install python "$cache/python-sparqlwrapper$SPARQLWRAPPER_VERSION-rdflib$RDFLIB_VERSION" python_clients "$cache/python-sparqlwrapper$SPARQLWRAPPER_VERSION-rdflib$RDFLIB_VERSION" &
-npm_dir=$cache/npm-fse$FETCH_SPARQL_ENDPOINT_VERSION-comunica$COMUNICA_VERSION-sjp$SPARQLJSON_PARSE_FOR_COMUNICA
+npm_dir=$cache/npm-$(sha256sum "$here/npm/package-lock.json" | cut -c1-16)
 install npm "$npm_dir" npm_clients "$npm_dir" &
 install jena "$cache/jena-$JENA_VERSION" jena "$cache/jena-$JENA_VERSION" &
 wait
