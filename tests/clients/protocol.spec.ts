@@ -129,10 +129,29 @@ describe("bad requests", () => {
     await refused(await post(SELECT, "text/plain"), 415, /application\/sparql-query/);
   });
 
+  it("a POST without a Content-Type: 415", async () => {
+    await refused(await fetch(endpoint, { method: "POST", body: new Blob([SELECT]) }), 415, /application\/sparql-query/);
+  });
+
+  it("a query body that is not UTF-8: 400", async () => {
+    const latin1 = Uint8Array.from([...Buffer.from('SELECT * WHERE { ?s ?p "'), 0xfc, ...Buffer.from('" }')]);
+    const r = await fetch(endpoint, { method: "POST", body: latin1, headers: { "content-type": "application/sparql-query" } });
+    await refused(r, 400, /UTF-8/);
+  });
+
+  it("another method (PUT, DELETE): 405 with Allow", async () => {
+    for (const method of ["PUT", "DELETE"]) {
+      const r = await fetch(`${endpoint}?query=${encodeURIComponent(SELECT)}`, { method });
+      expect(r.headers.get("allow")).toContain("POST");
+      await refused(r, 405, /method/);
+    }
+  });
+
   it("updates are refused: the endpoint is read-only", async () => {
     const update = `INSERT DATA { <${EX}x> <${EX}y> <${EX}z> }`;
     await refused(await post(form({ update }), FORM), [403, 405, 501], /read-only/);
     await refused(await post(update, "application/sparql-update"), [403, 405, 501], /read-only/);
+    await refused(await get({ update }), [403, 405, 501], /read-only/);
   });
 });
 
