@@ -24,6 +24,7 @@ SUITES=(
   # "conformance | plain       | cargo run --release -p rete-conformance"
   "worker   | vitest-json | npx vitest run --config tests/worker/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
   "browser  | vitest-json | npx vitest run --config tests/browser/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/browser.json"
+  "clients  | vitest-json | npx vitest run --config tests/clients/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/clients.json"
 )
 # ---------------------------------------------------------------------------------------------
 

@@ -134,8 +134,7 @@ describe("malformed requests", () => {
     ["/qudt/resource?iri=http%3A%2F%2Fx%2F%20y", 400],
     ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=-1", 400],
     ["/qudt/resource?iri=http%3A%2F%2Fx%2Fy&page=99999999999999999999", 400],
-
-    ["/qudt/sparql?query=SELECT%20*%20WHERE%20%7B%7D&format=%00", 400],
+    ["/qudt/sparql?query=ASK%7B%7D&query=ASK%7B%7D&format=%00", 400],
     ["/qudt/summary?level=x", 400],
     ["/qudt/id/", 404],
     ["/qudt/card/extra", 404],

@@ -16,6 +16,8 @@ pub enum HttpError {
     BadRequest(String),
     /// 400: the query is not SPARQL 1.1 (with the position).
     Syntax(SyntaxError),
+    /// 403: a SPARQL Update request; the endpoint only reads.
+    ReadOnly,
     /// 406: no format the client accepts; lists those on offer.
     NotAcceptable { offered: Vec<String> },
     /// 413: the query text is longer than allowed.
@@ -47,6 +49,7 @@ impl HttpError {
             Self::NotFound(_) => 404,
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) | Self::Syntax(_) => 400,
+            Self::ReadOnly => 403,
             Self::NotAcceptable { .. } => 406,
             Self::TooLarge { .. } => 413,
             Self::UnsupportedMediaType(_) => 415,
@@ -65,6 +68,7 @@ impl HttpError {
             Self::MethodNotAllowed { .. } => "method-not-allowed",
             Self::BadRequest(_) => "bad-request",
             Self::Syntax(_) => "syntax",
+            Self::ReadOnly => "read-only",
             Self::NotAcceptable { .. } => "not-acceptable",
             Self::TooLarge { .. } => "query-too-large",
             Self::UnsupportedMediaType(_) => "unsupported-media-type",
@@ -84,6 +88,7 @@ impl HttpError {
         match self {
             Self::NotFound(m) | Self::BadRequest(m) | Self::Unsupported(m) | Self::Corrupt(m) | Self::Storage(m) | Self::Changed(m) | Self::Busy(m) | Self::Internal(m) => m.clone(),
             Self::MethodNotAllowed { allowed } => format!("method not allowed here; use {allowed}"),
+            Self::ReadOnly => "this endpoint is read-only: SPARQL Update is not supported (send a query instead)".into(),
             Self::Syntax(error) => error.to_string(),
             Self::NotAcceptable { offered } => format!("none of the types in Accept can be served here; available: {}", offered.join(", ")),
             Self::TooLarge { max_bytes } => format!("the query is longer than {max_bytes} bytes"),

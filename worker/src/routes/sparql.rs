@@ -1,11 +1,11 @@
 //! `/{ds}/sparql`: the SPARQL 1.1 Protocol over GET and POST. With a query:
-//! parse (400 with the position), negotiate (406), resolve the dataset,
+//! parse (400 with the position), negotiate, resolve the dataset,
 //! answer 304 for a known ETag, then run rounds until a run misses nothing;
 //! a small answer is sent as captured, a large one streams from one more
 //! run. Without a query: the service description with VoID statistics.
 
 use crate::answer::{Out, PageInfo, WriteFailure, triples_to_bytes, write_answer};
-use crate::conneg::{Format, GRAPH_FORMATS, SOLUTION_FORMATS};
+use crate::conneg::{self, Format, GRAPH_FORMATS, SOLUTION_FORMATS};
 use crate::datasets;
 use crate::driver::Session;
 use crate::pages;
@@ -27,6 +27,8 @@ const CAPTURE_BYTES: usize = 1 << 20;
 #[derive(Debug, Default)]
 struct Params {
     query: Option<String>,
+    /// An `update` parameter was sent (refused: the endpoint only reads).
+    update: bool,
     default_graphs: Vec<String>,
     named_graphs: Vec<String>,
     format: Option<String>,
@@ -37,6 +39,7 @@ impl Params {
         match key {
             "query" if self.query.is_some() => return Err(HttpError::BadRequest("more than one query parameter".into())),
             "query" => self.query = Some(value),
+            "update" => self.update = true,
             "default-graph-uri" => self.default_graphs.push(value),
             "named-graph-uri" => self.named_graphs.push(value),
             "format" => self.format = Some(value),
@@ -60,6 +63,7 @@ async fn params(req: &mut Request, ctx: &Ctx) -> Result<Params, HttpError> {
                 let text = String::from_utf8(body).map_err(|_| HttpError::BadRequest("the query is not UTF-8".into()))?;
                 params.add("query", text)?;
             }
+            "application/sparql-update" => params.update = true,
             "application/x-www-form-urlencoded" => {
                 for (key, value) in url::form_urlencoded::parse(&body) {
                     params.add(&key, value.into_owned())?;
@@ -75,7 +79,15 @@ async fn params(req: &mut Request, ctx: &Ctx) -> Result<Params, HttpError> {
     if params.query.as_ref().is_some_and(|q| q.len() as u64 > ctx.config.max_query_bytes) {
         return Err(HttpError::TooLarge { max_bytes: ctx.config.max_query_bytes });
     }
-    Ok(params)
+    match (&params.query, params.update) {
+        (Some(_), true) => Err(HttpError::BadRequest("a request has either a query or an update, not both".into())),
+        (None, true) => Err(HttpError::ReadOnly),
+        // Without a query, GET describes the service; a POST had something to ask.
+        (None, false) if ctx.method == Method::Post => {
+            Err(HttpError::BadRequest("no query: send query=… URL-encoded, or the query itself as application/sparql-query".into()))
+        }
+        _ => Ok(params),
+    }
 }
 
 /// Reads a request body, refusing more than `max_bytes` without reading it all.
@@ -112,6 +124,19 @@ pub fn budget(ctx: &Ctx, with_deadline: bool) -> Budget {
     }
 }
 
+/// The answer's format among `offers`. Laxer than other routes, for
+/// clients nobody here wrote: SPARQLWrapper sends its return format as
+/// `format=` for every query form (`xml` for a CONSTRUCT, `n3`, `rdf+xml`),
+/// so a `format=` naming nothing on offer defers to `Accept`; and an
+/// `Accept` listing nothing on offer gets the first offer rather than a
+/// 406 (RFC 9110 §12.5.1 allows either): clients read the Content-Type.
+fn answer_format(ctx: &Ctx, format_param: Option<&str>, offers: &[Format]) -> Result<Format, HttpError> {
+    if let Some(format) = format_param.and_then(|name| conneg::by_name(name, offers).ok()) {
+        return Ok(format);
+    }
+    conneg::negotiate(ctx.accept.as_deref(), offers).or(offers.first().copied()).ok_or_else(|| HttpError::Internal("no format on offer".into()))
+}
+
 /// GET or POST `/{ds}/sparql`.
 pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
     let params = params(req, ctx).await?;
@@ -121,7 +146,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
     let query = match parse_query(&text, None) {
         Ok(query) => query,
         // A person's browser gets the query page back with the error shown at its position.
-        Err(error) if ctx.negotiate(params.format.as_deref(), &SOLUTION_FORMATS).is_ok_and(|f| f == Format::Html) => {
+        Err(error) if answer_format(ctx, params.format.as_deref(), &SOLUTION_FORMATS).is_ok_and(|f| f == Format::Html) => {
             let error = HttpError::from(error);
             let page = pages::query::error_page(name, &text, &error.body());
             return Ok(Reply::with_type(error.status(), &Format::Html.content_type(), Body::Bytes(page.into_bytes())).header("cache-control", "no-store"));
@@ -132,7 +157,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
         Query::Select { .. } | Query::Ask { .. } => &SOLUTION_FORMATS,
         Query::Construct { .. } | Query::Describe { .. } => &GRAPH_FORMATS,
     };
-    let format = ctx.negotiate(params.format.as_deref(), offers)?;
+    let format = answer_format(ctx, params.format.as_deref(), offers)?;
     let options = QueryOptions { default_graphs: iris(&params.default_graphs, "default-graph-uri")?, named_graphs: iris(&params.named_graphs, "named-graph-uri")?, budget: budget(ctx, true) };
 
     let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
@@ -223,7 +248,7 @@ fn named_graphs<S: RangeSource>(store: &Store<S>) -> Result<Vec<(Term, u64)>, re
 /// The SPARQL Service Description of the endpoint, with the dataset's VoID
 /// description (counts from the header, INDEX and CARD).
 async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) -> Result<Reply, HttpError> {
-    let format = ctx.negotiate(format_param, &GRAPH_FORMATS)?;
+    let format = answer_format(ctx, format_param, &GRAPH_FORMATS)?;
     let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
     let tag = etag(&entry.version, &["service-description", format.name(), &ctx.origin()]);
     if ctx.not_modified(&tag) {
