@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rete_core::format::block;
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
-use rete_core::format::dictionary::{BlockTarget, DictionaryBlock, DictionaryEncoder};
+use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
 use rete_core::format::permutation::{Key, encode_block};
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
