@@ -242,6 +242,15 @@ describe("caching and CORS", () => {
     expect(r.status).toBe(204);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     expect(r.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(r.headers.get("access-control-allow-headers")).toBe("Accept, Content-Type, If-None-Match");
+  });
+
+  test("OPTIONS preflight allows the request headers the browser names", async () => {
+    const asked = "content-type, x-requested-with, authorization";
+    const r = await w.fetch("/schema-org/sparql", { method: "OPTIONS", headers: { origin: "https://example.org", "access-control-request-method": "POST", "access-control-request-headers": asked } });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-headers")).toBe(asked);
+    expect(r.headers.get("vary")).toContain("Access-Control-Request-Headers");
   });
 
   test("HEAD has the headers and no body", async () => {

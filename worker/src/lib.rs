@@ -90,7 +90,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let read = matches!(ctx.method, Method::Get | Method::Head);
     if ctx.method == Method::Options {
-        return Ok(preflight());
+        return Ok(preflight(req.headers().get("access-control-request-headers").ok().flatten()));
     }
     match segments.as_slice() {
         [""] if read => routes::index::handle(ctx).await,
@@ -126,10 +126,13 @@ fn base_iri_of(ctx: &Ctx) -> Option<(String, String)> {
     ctx.config.base_iris.iter().filter(|(_, base)| iri.starts_with(base.as_str()) && iri.len() > base.len()).max_by_key(|(_, base)| base.len()).map(|(ds, _)| (ds.clone(), iri.to_owned()))
 }
 
-/// CORS preflight: GET and POST from any origin.
-fn preflight() -> Reply {
+/// CORS preflight: GET and POST from any origin, with whatever request
+/// headers the browser asks for (the endpoint is public and read-only, and
+/// never uses credentials, so a header it does not read costs nothing).
+fn preflight(requested_headers: Option<String>) -> Reply {
     Reply { status: 204, headers: Vec::new(), body: Body::Empty }
         .header("access-control-allow-methods", "GET, HEAD, POST, OPTIONS")
-        .header("access-control-allow-headers", "Accept, Content-Type, If-None-Match")
+        .header("access-control-allow-headers", requested_headers.unwrap_or_else(|| "Accept, Content-Type, If-None-Match".into()))
         .header("access-control-max-age", "86400")
+        .header("vary", "Access-Control-Request-Headers")
 }
