@@ -347,6 +347,46 @@ fn publish_switch_rollback_gc() {
 }
 
 #[test]
+fn entries_carry_the_cards_title_and_licence() {
+    let server = Server::start();
+    let home = tempfile::tempdir().expect("home");
+    let dir = tempfile::tempdir().expect("dir");
+    // card.toml is read beside the first input: a folder of its own.
+    let titled = dir.path().join("titled");
+    std::fs::create_dir(&titled).expect("titled dir");
+    let nt = titled.join("units.nt");
+    write_nt(&nt, 20, 7, 8);
+    std::fs::write(titled.join("card.toml"), "title = \"Units of measure\"\nlicense = \"https://creativecommons.org/licenses/by/4.0/\"\n").expect("card.toml");
+    let file = dir.path().join("units.rete");
+    ok(rete(Some(&server), home.path(), &["publish", path_str(&nt), "--name", "units", "-q", "-o", path_str(&file)]));
+    let version = version_of(&file);
+    let pointer = server.pointer("units").expect("current.json");
+    assert_eq!(pointer.title.as_deref(), Some("Units of measure"));
+    assert_eq!(pointer.license.as_deref(), Some("https://creativecommons.org/licenses/by/4.0/"));
+    let entry = server.target().get(&layout::entry_key("units", &version)).expect("get").expect("history entry");
+    assert_eq!(VersionEntry::from_json(&entry, "units").expect("entry"), pointer, "the history entry is the pointer");
+    let listing = json(rete(Some(&server), home.path(), &["ls", "--json"]));
+    assert_eq!(listing[0]["title"], "Units of measure");
+
+    // A file whose card has neither: the members are left out, not empty.
+    let bare = build_rete(dir.path(), "bare", 10, 8, 8);
+    ok(rete(Some(&server), home.path(), &["publish", path_str(&bare), "--name", "bare", "-q"]));
+    let raw = String::from_utf8(server.target().get(&layout::pointer_key("bare")).expect("get").expect("pointer")).expect("utf-8");
+    assert!(!raw.contains("title") && !raw.contains("license"), "{raw}");
+
+    // Written before entries recorded them: publishing the same file again adds them and
+    // keeps the first publish time.
+    let old = VersionEntry { title: None, license: None, ..pointer.clone() };
+    let target = server.target();
+    for key in [layout::entry_key("units", &version), layout::pointer_key("units")] {
+        target.put_bytes(&key, &old.to_json(), "application/json").expect("put old entry");
+    }
+    let again = json(rete(Some(&server), home.path(), &["publish", path_str(&file), "--name", "units", "--json"]));
+    assert_eq!(again["action"], "reused");
+    assert_eq!(server.pointer("units").expect("current.json"), pointer);
+}
+
+#[test]
 fn multipart_upload_reads_back_byte_for_byte() {
     let server = Server::start();
     let home = tempfile::tempdir().expect("home");

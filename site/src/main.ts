@@ -6,8 +6,7 @@ const page = document.body.dataset.page;
 const dataset = document.body.dataset.dataset ?? "";
 
 async function enhance(): Promise<void> {
-  if (page === "home") (await import("./home")).enhance();
-  else if (page === "query") (await import("./query")).enhance(dataset);
+  if (page === "query") (await import("./query")).enhance(dataset);
   else if (page === "dataset") (await import("./summary")).enhance(dataset);
 }
 

@@ -30,6 +30,39 @@ describe("GET /", () => {
     });
   });
 
+  test("title and licence from each pointer when it records them (examples/*/card.toml), else left out", async () => {
+    const { datasets } = await (await w.fetch("/", { headers: { accept: "application/json" } })).json();
+    const qudt = datasets.find((d: { name: string }) => d.name === "qudt");
+    expect(qudt.title).toBe("QUDT: units of measure, quantity kinds and physical constants");
+    expect(qudt.license).toBe("https://creativecommons.org/licenses/by/4.0/");
+    // The hash-doc fixture's card has neither.
+    const fixture = datasets.find((d: { name: string }) => d.name === "hash-doc");
+    expect("title" in fixture || "license" in fixture).toBe(false);
+    const page = await (await w.fetch("/", { headers: { accept: "text/html" } })).text();
+    expect(page).toContain("<td>QUDT: units of measure, quantity kinds and physical constants</td>");
+    expect(page).toContain('<a href="https://creativecommons.org/licenses/by/4.0/">https://creativecommons.org/licenses/by/4.0/</a>');
+    expect(page).toContain('<a href="/hash-doc">hash-doc</a></th><td>hash-doc</td>');
+  });
+
+  test("a pointer written before entries recorded a title lists the name", async () => {
+    const old = await startWorker();
+    try {
+      const version = await old.publish("units", resolve(FILES, "qudt.rete"));
+      const bucket = await old.mf.getR2Bucket("BUCKET");
+      const entry = JSON.parse(await (await bucket.get("datasets/units/current.json"))!.text());
+      delete entry.title;
+      delete entry.license;
+      await bucket.put("datasets/units/current.json", JSON.stringify(entry));
+      const { datasets } = await (await old.fetch("/", { headers: { accept: "application/json" } })).json();
+      expect(datasets).toEqual([expect.not.objectContaining({ title: expect.anything() })]);
+      expect(datasets[0].version).toBe(version);
+      const page = await (await old.fetch("/")).text();
+      expect(page).toContain('<a href="/units">units</a></th><td>units</td>');
+    } finally {
+      await old.dispose();
+    }
+  });
+
   test("HTML for browsers (and by default)", async () => {
     for (const accept of [BROWSER, "*/*"]) {
       const r = await w.fetch("/", { headers: { accept } });
@@ -64,7 +97,8 @@ describe("GET /{ds}/card", () => {
     // dataset's pointer (which tests re-read on every request: POINTER_TTL_S = 0).
     const again = await w.fetch("/qudt/card?format=json&x=1");
     expect(counters(again)).toMatchObject({ reads: 1, rounds: 1 });
-    expect(counters(again).bytes).toBeLessThan(300);
+    // The pointer alone: ~200 bytes plus the card's title and licence.
+    expect(counters(again).bytes).toBeLessThan(512);
   });
 
   test("/{ds} is the dataset page: the card as HTML, with bars, a query box and the summary's place", async () => {

@@ -1,6 +1,7 @@
 // One Miniflare instance running the built Worker (worker/build/) in real workerd, over an
 // in-memory R2 bucket filled the way `rete publish` lays datasets out (README "R2 layout"):
 // datasets/NAME/<content-hash>.rete, versions/<hash>.json and the current.json pointer.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
@@ -27,11 +28,18 @@ export function contentHash(bytes: Uint8Array): string {
   return Array.from(bytes.subarray(0x10, 0x20)).reverse().map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The card's `title` and `license`, those it has, as `rete publish` copies them into the entry. */
+function cardMembers(file: string): { title?: string; license?: string } {
+  const { card } = JSON.parse(execFileSync(RETE, ["inspect", file, "--json"], { encoding: "utf8" }));
+  return Object.fromEntries(["title", "license"].filter((m) => typeof card[m] === "string").map((m) => [m, card[m]]));
+}
+
 export interface Worker {
   mf: Miniflare;
   /** dispatchFetch with a path on http://rete.test (or a full URL). */
   fetch(path: string, init?: RequestInit): Promise<Response>;
-  /** Publishes a .rete file under a name, as `rete publish` does; returns its version. */
+  /** Publishes a .rete file under a name, as `rete publish` does (its card's title and licence
+   * in the entry, when it has them); returns its version. */
   publish(name: string, file: string): Promise<string>;
   dispose(): Promise<void>;
 }
@@ -62,6 +70,7 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
       bytes: bytes.length,
       quads: Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0x28, true)),
       published_at: "2026-11-21T12:00:00.000Z",
+      ...cardMembers(file),
     };
     const json = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
     await bucket.put(`datasets/${name}/versions/${version}.json`, json);

@@ -46,6 +46,12 @@ pub struct VersionEntry {
     /// When this version was first published (RFC 3339).
     #[serde(default)]
     pub published_at: String,
+    /// The card's title; absent in entries written before publish recorded it.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The card's licence (an IRI or a name); absent like `title`.
+    #[serde(default)]
+    pub license: Option<String>,
 }
 
 /// True for a name `rete publish` accepts (layout.rs `check_name`).
@@ -213,7 +219,10 @@ mod tests {
     fn pointers_follow_the_layout() {
         let json = format!(r#"{{"name":"qudt","version":"{V}","key":"datasets/qudt/{V}.rete","bytes":10,"quads":2,"published_at":"2026-11-05T10:00:00Z","later":1}}"#);
         let entry = parse_pointer(json.as_bytes(), "qudt");
-        assert_eq!(entry.map(|e| e.quads), Ok(2));
+        assert_eq!(entry.map(|e| (e.quads, e.title)), Ok((2, None)));
+        let titled = json.replace(r#""later":1"#, r#""title":"QUDT","license":"CC0""#);
+        let entry = parse_pointer(titled.as_bytes(), "qudt");
+        assert_eq!(entry.map(|e| (e.title, e.license)), Ok((Some("QUDT".into()), Some("CC0".into()))));
         assert!(parse_pointer(json.as_bytes(), "other").is_err());
         let elsewhere = json.replace("datasets/qudt/", "secrets/");
         assert!(parse_pointer(elsewhere.as_bytes(), "qudt").is_err());

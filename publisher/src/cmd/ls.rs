@@ -1,5 +1,6 @@
 //! `rete ls`: the datasets of a target, each version with its size, quads,
-//! publish time and state, and which one `current.json` serves.
+//! publish time and state, and which one `current.json` serves (with `--json`,
+//! also the served version's title and licence when its entry records them).
 
 use crate::r2::catalog::{self, Dataset};
 use crate::r2::{self, TargetOptions, layout};
@@ -57,6 +58,8 @@ fn to_json(datasets: &[Dataset]) -> serde_json::Value {
             let current = dataset.current.as_ref().map(|c| c.version.clone());
             json!({
                 "name": dataset.name,
+                "title": dataset.current.as_ref().and_then(|c| c.title.as_deref()),
+                "license": dataset.current.as_ref().and_then(|c| c.license.as_deref()),
                 "current": current,
                 "versions": dataset.versions.iter().map(|v| json!({
                     "version": v.version,

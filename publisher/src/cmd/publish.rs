@@ -188,7 +188,9 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
         }
         return Ok(report);
     }
-    if current.as_ref().is_some_and(|c| c.version == version && c.key == key) && target.size(&key)? == Some(local.bytes) {
+    // A pointer written before entries carried the card's title and licence is rewritten.
+    let current_is_whole = |c: &VersionEntry| c.version == version && c.key == key && c.title == local.title && c.license == local.license;
+    if current.as_ref().is_some_and(current_is_whole) && target.size(&key)? == Some(local.bytes) {
         report.action = "unchanged";
         return Ok(report);
     }
@@ -225,14 +227,24 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
         let entry_key = layout::entry_key(&options.name, &version);
         // A version published before (then rolled away from) keeps its first publish time.
         let existing = if reusable { target.get(&entry_key)?.and_then(|bytes| VersionEntry::from_json(&bytes, &options.name).ok()) } else { None };
-        let entry = match existing {
-            Some(entry) if entry.key == key && entry.bytes == local.bytes => entry,
-            _ => {
-                let entry = VersionEntry { name: options.name.clone(), version: version.clone(), key: key.clone(), bytes: local.bytes, quads: local.header.quad_count, published_at: now_rfc3339() };
-                target.put_bytes(&entry_key, &entry.to_json(), "application/json")?;
-                entry
-            }
+        let published_at = match &existing {
+            Some(entry) if entry.key == key && entry.bytes == local.bytes => entry.published_at.clone(),
+            _ => now_rfc3339(),
         };
+        let entry = VersionEntry {
+            name: options.name.clone(),
+            version: version.clone(),
+            key: key.clone(),
+            bytes: local.bytes,
+            quads: local.header.quad_count,
+            published_at,
+            title: local.title.clone(),
+            license: local.license.clone(),
+        };
+        // Rewritten only when it differs (an entry from before title and licence were recorded).
+        if existing.as_ref() != Some(&entry) {
+            target.put_bytes(&entry_key, &entry.to_json(), "application/json")?;
+        }
         target.put_bytes(&pointer_key, &entry.to_json(), "application/json")?;
         Ok(())
     };
@@ -273,6 +285,9 @@ struct LocalFile {
     bytes: u64,
     header: Header,
     header_bytes: Vec<u8>,
+    /// The card's title and licence, copied into the version entry.
+    title: Option<String>,
+    license: Option<String>,
 }
 
 impl LocalFile {
@@ -299,7 +314,8 @@ impl LocalFile {
                 .with_context(|| format!("{} is damaged; rebuild it", path.display()));
         }
         prefix.truncate(header.header_length as usize);
-        Ok(Self { bytes, header, header_bytes: prefix })
+        let card = crate::cmd::open(path)?.card().with_context(|| format!("cannot read the card of {}", path.display()))?;
+        Ok(Self { bytes, header, header_bytes: prefix, title: card.title, license: card.license })
     }
 }
 

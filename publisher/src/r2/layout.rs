@@ -15,14 +15,18 @@
 //!
 //! ```json
 //! {"name":"qudt","version":"0f3a…","key":"datasets/qudt/0f3a….rete",
-//!  "bytes":1234567,"quads":55541,"published_at":"2026-11-05T10:00:00.000Z"}
+//!  "bytes":1234567,"quads":55541,"published_at":"2026-11-05T10:00:00.000Z",
+//!  "title":"QUDT units","license":"https://creativecommons.org/licenses/by/4.0/"}
 //! ```
 //!
 //! `key` is the object to read (a reader MUST use it rather than rebuild the
 //! key from `version`); `bytes` is its length and `version` its content hash, so
 //! a reader can check both against the header it reads. `published_at` is RFC
 //! 3339 UTC, when the version was first published; a rollback copies the entry
-//! unchanged. Readers ignore fields they do not know.
+//! unchanged. `title` and `license` copy the file's CARD members of that name
+//! and are present only when the card has them (entries written before they
+//! existed lack them): they let a listing show every dataset without opening
+//! every file. Readers ignore fields they do not know.
 //!
 //! A publish writes, in this order: the `.rete` object (a multipart upload,
 //! which becomes visible only when complete), then checks its size and header
@@ -56,6 +60,12 @@ pub struct VersionEntry {
     pub quads: u64,
     /// When this version was first published, RFC 3339 UTC.
     pub published_at: String,
+    /// The card's title, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The card's licence (an IRI or a name), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
 }
 
 impl VersionEntry {
@@ -170,12 +180,42 @@ mod tests {
         }
     }
 
+    fn entry(title: Option<&str>, license: Option<&str>) -> VersionEntry {
+        VersionEntry {
+            name: "qudt".into(),
+            version: V.into(),
+            key: file_key("qudt", V),
+            bytes: 10,
+            quads: 2,
+            published_at: "2026-11-05T10:00:00Z".into(),
+            title: title.map(str::to_owned),
+            license: license.map(str::to_owned),
+        }
+    }
+
     #[test]
     fn entry_json() {
-        let entry = VersionEntry { name: "qudt".into(), version: V.into(), key: file_key("qudt", V), bytes: 10, quads: 2, published_at: "2026-11-05T10:00:00Z".into() };
+        let entry = entry(None, None);
         let json = entry.to_json();
         assert_eq!(VersionEntry::from_json(&json, "qudt"), Ok(entry));
         assert!(VersionEntry::from_json(&json, "other").is_err());
         assert!(VersionEntry::from_json(b"{}", "qudt").is_err());
+    }
+
+    #[test]
+    fn entry_json_title_and_license_only_when_known() {
+        let bare = String::from_utf8(entry(None, None).to_json()).unwrap_or_default();
+        assert!(!bare.contains("title") && !bare.contains("license"), "{bare}");
+
+        let full = entry(Some("QUDT units"), Some("https://creativecommons.org/licenses/by/4.0/"));
+        let json = full.to_json();
+        let value: serde_json::Value = serde_json::from_slice(&json).unwrap_or_default();
+        assert_eq!(value["title"], "QUDT units");
+        assert_eq!(value["license"], "https://creativecommons.org/licenses/by/4.0/");
+        assert_eq!(VersionEntry::from_json(&json, "qudt"), Ok(full));
+
+        // A pointer written before the two members existed, with a member from a later build.
+        let old = format!(r#"{{"name":"qudt","version":"{V}","key":"datasets/qudt/{V}.rete","bytes":10,"quads":2,"published_at":"2026-11-05T10:00:00Z","later":1}}"#);
+        assert_eq!(VersionEntry::from_json(old.as_bytes(), "qudt"), Ok(entry(None, None)));
     }
 }

@@ -1,10 +1,11 @@
-//! The home page: one row per dataset from its pointer (size, triples, when
-//! published). Title and licence live in each card, which this page does not
-//! read (one file open per dataset); the site's script fills those two cells
-//! from `/{ds}/card`, and without it the row still names and links the dataset.
+//! The home page: one row per dataset from its pointer alone (title, size,
+//! triples, licence, when published), so listing every dataset opens no file
+//! and the page is whole without JavaScript. Title and licence are the card's,
+//! copied into the pointer by `rete publish`; a pointer written before that
+//! shows the dataset name as its title and no licence.
 
 use super::layout::{self, Kind};
-use super::term::{bytes, count, escape};
+use super::term::{bytes, count, escape, link_or_text};
 use crate::datasets::VersionEntry;
 use std::fmt::Write as _;
 
@@ -22,10 +23,12 @@ pub fn page(entries: &[VersionEntry], truncated: bool, max: usize) -> String {
         for e in entries {
             let _ = writeln!(
                 page,
-                "<tr data-dataset=\"{n}\"><th scope=\"row\"><a href=\"/{n}\">{n}</a></th><td data-card=\"title\"></td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-                 <td data-card=\"license\"></td><td>{}</td><td><a href=\"/{n}/sparql\">query</a> · <a href=\"/{n}/card?format=json\">card</a> · <a href=\"/{n}/summary?format=json\">summary</a></td></tr>",
+                "<tr data-dataset=\"{n}\"><th scope=\"row\"><a href=\"/{n}\">{n}</a></th><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                 <td>{}</td><td>{}</td><td><a href=\"/{n}/sparql\">query</a> · <a href=\"/{n}/card?format=json\">card</a> · <a href=\"/{n}/summary?format=json\">summary</a></td></tr>",
+                escape(e.title.as_deref().unwrap_or(&e.name)),
                 count(e.quads),
                 bytes(e.bytes),
+                e.license.as_deref().map(link_or_text).unwrap_or_default(),
                 escape(e.published_at.get(..10).unwrap_or(&e.published_at)),
                 n = escape(&e.name)
             );
@@ -37,4 +40,34 @@ pub fn page(entries: &[VersionEntry], truncated: bool, max: usize) -> String {
     }
     page.push_str(layout::FOOT);
     page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, title: Option<&str>, license: Option<&str>) -> VersionEntry {
+        let version = "0".repeat(32);
+        VersionEntry {
+            name: name.into(),
+            key: format!("datasets/{name}/{version}.rete"),
+            version,
+            bytes: 2_048,
+            quads: 1_500,
+            published_at: "2026-11-21T12:00:00.000Z".into(),
+            title: title.map(str::to_owned),
+            license: license.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn rows_show_title_and_licence_from_the_pointer() {
+        let page = page(&[entry("units", Some("Units <& kinds>"), Some("https://creativecommons.org/licenses/by/4.0/")), entry("names", None, Some("CC0"))], false, 10);
+        assert!(page.contains("<td>Units &lt;&amp; kinds&gt;</td>"), "{page}");
+        assert!(page.contains(r#"<td><a href="https://creativecommons.org/licenses/by/4.0/">https://creativecommons.org/licenses/by/4.0/</a></td>"#), "{page}");
+        // No title recorded: the name stands in; a licence that is not a URL is text.
+        assert!(page.contains(r#"<a href="/names">names</a></th><td>names</td>"#), "{page}");
+        assert!(page.contains("<td>CC0</td>"), "{page}");
+        assert!(page.contains("<td>2026-11-21</td>") && page.contains(&count(1_500)), "{page}");
+    }
 }

@@ -1,5 +1,6 @@
 //! `GET /`: the datasets in the bucket, from one listing of `datasets/` and
-//! their pointers read concurrently. HTML by default, JSON on request.
+//! their pointers read concurrently (a pointer carries the card's title and
+//! licence, so no file is opened). HTML by default, JSON on request.
 
 use crate::conneg::Format;
 use crate::datasets::{self, ROOT, VersionEntry};
@@ -44,7 +45,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
             let list: Vec<_> = entries
                 .iter()
                 .map(|e| {
-                    json!({
+                    let mut item = json!({
                         "name": e.name,
                         "triples": e.quads,
                         "card": format!("{origin}/{}/card", e.name),
@@ -53,7 +54,14 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
                         "version": e.version,
                         "bytes": e.bytes,
                         "published_at": e.published_at,
-                    })
+                    });
+                    // Only when the pointer records them (older pointers do not).
+                    for (member, value) in [("title", &e.title), ("license", &e.license)] {
+                        if let Some(value) = value {
+                            item[member] = json!(value);
+                        }
+                    }
+                    item
                 })
                 .collect();
             let mut bytes = serde_json::to_vec_pretty(&json!({ "datasets": list, "truncated": more })).map_err(|e| HttpError::Internal(e.to_string()))?;
