@@ -50,17 +50,25 @@ afterAll(async () => {
 });
 
 describe("home", () => {
-  test("lists the datasets with triples, size and links, titles filled from the cards", async () => {
-    const page = await open("/");
-    const rows = page.locator("tr[data-dataset]");
-    await expect.poll(() => rows.count()).toBe(3);
-    const qudt = page.locator('tr[data-dataset="qudt"]');
-    expect(await qudt.locator("td.n").first().innerText()).toMatch(/^55\s541$/);
-    expect(await qudt.locator("a", { hasText: "query" }).getAttribute("href")).toBe("/qudt/sparql");
-    // Title and licence come from the card when it has them (cards of issue 7 on), else stay empty.
-    const card = (await (await fetch(`${BASE}/qudt/card`, { headers: { accept: "application/json" } })).json()) as { title?: string };
-    await expect.poll(() => qudt.locator('[data-card="title"]').innerText()).toBe(card.title ?? "");
-    await shot(page, "home");
+  test("lists the datasets with title, triples, size, licence and links, with or without JavaScript", async () => {
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      for (const ctx of [context, noScript]) {
+        const page = await open("/", ctx);
+        expect(await page.locator("tr[data-dataset]").count()).toBe(3);
+        const qudt = page.locator('tr[data-dataset="qudt"]');
+        const cells = await qudt.locator("td").allInnerTexts();
+        // title (examples/qudt/card.toml, through the pointer), triples, size, licence, date, links
+        expect(cells[0]).toBe("QUDT: units of measure, quantity kinds and physical constants");
+        expect(cells[1]).toMatch(/^55\s541$/);
+        const license = qudt.locator('a[href="https://creativecommons.org/licenses/by/4.0/"]');
+        expect(await license.count()).toBe(1);
+        expect(await qudt.locator("a", { hasText: "query" }).getAttribute("href")).toBe("/qudt/sparql");
+        if (ctx === context) await shot(page, "home");
+      }
+    } finally {
+      await noScript.close();
+    }
   });
 
   test("a dataset name opens its page: the card, bar charts and the summary graph", async () => {
