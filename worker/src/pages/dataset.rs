@@ -9,7 +9,7 @@
 
 use super::layout::{self, Kind};
 use super::query;
-use super::term::{bytes, count, escape, iri_link, link_or_text, query_href};
+use super::term::{bytes, count, escape, iri_link, query_href};
 use crate::datasets::VersionEntry;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -27,6 +27,15 @@ fn number(card: &Value, member: &str) -> Option<u64> {
 
 fn list<'a>(card: &'a Value, member: &str) -> &'a [Value] {
     card.get(member).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// A value that may be an IRI or URL: a link when it looks like one.
+fn link_or_text(value: &str) -> String {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        format!(r#"<a href="{0}">{0}</a>"#, escape(value))
+    } else {
+        escape(value)
+    }
 }
 
 /// The page for a dataset's card (`card` is the card's JSON).

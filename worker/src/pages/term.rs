@@ -26,15 +26,6 @@ pub fn encode_param(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
-/// A value that may be an IRI or URL (a licence, a source): a link when it looks like one.
-pub fn link_or_text(value: &str) -> String {
-    if value.starts_with("http://") || value.starts_with("https://") {
-        format!(r#"<a href="{0}">{0}</a>"#, escape(value))
-    } else {
-        escape(value)
-    }
-}
-
 /// The resource view URL of an IRI in a dataset (path only).
 pub fn resource_href(dataset: &str, iri: &str) -> String {
     format!("/{dataset}/resource?iri={}", encode_param(iri))
