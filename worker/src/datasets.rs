@@ -1,4 +1,4 @@
-//! Datasets as `rete publish` lays them out in R2 (publisher/src/r2/layout.rs,
+//! Datasets as `rete publish` lays them out in R2 (the `rete-layout` crate,
 //! README "R2 layout"): `datasets/NAME/current.json` points at an immutable
 //! `datasets/NAME/<content-hash>.rete`. Pointers are reused for a few
 //! seconds; an opened file's header, INDEX and first 16 KiB stay in isolate
@@ -13,16 +13,11 @@ use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
 use rete_core::read::decode_index;
 use rete_core::{ByteRange, Header, SectionKind};
-use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Where every dataset lives in the bucket.
-pub const ROOT: &str = "datasets/";
-
-/// Longest dataset name (layout.rs `MAX_NAME_BYTES`).
-const MAX_NAME_BYTES: usize = 64;
+pub use rete_layout::{ROOT, VersionEntry};
 
 /// Largest `current.json` read (they are ~200 bytes).
 const MAX_POINTER_BYTES: u64 = 64 << 10;
@@ -30,55 +25,9 @@ const MAX_POINTER_BYTES: u64 = 64 << 10;
 /// Files whose header and INDEX an isolate keeps.
 const MAX_OPEN_FILES: usize = 8;
 
-/// `current.json`: the version served (layout.rs `VersionEntry`; unknown members ignored).
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub struct VersionEntry {
-    /// The dataset name.
-    pub name: String,
-    /// Content hash of the file, 32 lowercase hex digits: the ETag base.
-    pub version: String,
-    /// Object key of the `.rete` file.
-    pub key: String,
-    /// Length of that object.
-    pub bytes: u64,
-    /// Distinct quads.
-    pub quads: u64,
-    /// When this version was first published (RFC 3339).
-    #[serde(default)]
-    pub published_at: String,
-    /// The card's title; absent in entries written before publish recorded it.
-    #[serde(default)]
-    pub title: Option<String>,
-    /// The card's licence (an IRI or a name); absent like `title`.
-    #[serde(default)]
-    pub license: Option<String>,
-}
-
-/// True for a name `rete publish` accepts (layout.rs `check_name`).
+/// True for a name `rete publish` accepts.
 pub fn is_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME_BYTES
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        && name.as_bytes()[0].is_ascii_alphanumeric()
-}
-
-fn is_version(text: &str) -> bool {
-    text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Parses a pointer and checks it against the layout.
-pub fn parse_pointer(bytes: &[u8], name: &str) -> Result<VersionEntry, String> {
-    let entry: VersionEntry = serde_json::from_slice(bytes).map_err(|e| format!("not a version entry: {e}"))?;
-    if entry.name != name {
-        return Err(format!("entry is about dataset {:?}, not {name:?}", entry.name));
-    }
-    if !is_version(&entry.version) {
-        return Err(format!("version {:?} is not 32 lowercase hex digits", entry.version));
-    }
-    if !entry.key.starts_with(&format!("{ROOT}{name}/")) || !entry.key.ends_with(".rete") {
-        return Err(format!("key {:?} is not a .rete file of this dataset", entry.key));
-    }
-    Ok(entry)
+    rete_layout::check_name(name).is_ok()
 }
 
 /// An opened `.rete` object: what every request on it starts from.
@@ -158,7 +107,7 @@ pub async fn pointer(r2: &R2, config: &Config, name: &str) -> Result<VersionEntr
     let key = format!("{ROOT}{name}/current.json");
     r2.round();
     let bytes = r2.get_small(&key, MAX_POINTER_BYTES).await?.ok_or_else(unknown)?;
-    let entry = parse_pointer(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?;
+    let entry = VersionEntry::from_json(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?;
     POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), read_at_ms: now_ms() }));
     Ok(entry)
 }
@@ -207,32 +156,4 @@ async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpEr
         files.push((entry.key.clone(), Rc::clone(&file)));
     });
     Ok(file)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const V: &str = "0123456789abcdef0123456789abcdef";
-
-    #[test]
-    fn pointers_follow_the_layout() {
-        let json = format!(r#"{{"name":"qudt","version":"{V}","key":"datasets/qudt/{V}.rete","bytes":10,"quads":2,"published_at":"2026-11-05T10:00:00Z","later":1}}"#);
-        let entry = parse_pointer(json.as_bytes(), "qudt");
-        assert_eq!(entry.map(|e| (e.quads, e.title)), Ok((2, None)));
-        let titled = json.replace(r#""later":1"#, r#""title":"QUDT","license":"CC0""#);
-        let entry = parse_pointer(titled.as_bytes(), "qudt");
-        assert_eq!(entry.map(|e| (e.title, e.license)), Ok((Some("QUDT".into()), Some("CC0".into()))));
-        assert!(parse_pointer(json.as_bytes(), "other").is_err());
-        let elsewhere = json.replace("datasets/qudt/", "secrets/");
-        assert!(parse_pointer(elsewhere.as_bytes(), "qudt").is_err());
-    }
-
-    #[test]
-    fn names() {
-        assert!(is_name("schema-org_2.1"));
-        for bad in ["", "-x", ".hidden", "a/b", "a b", &"x".repeat(65)] {
-            assert!(!is_name(bad), "{bad:?}");
-        }
-    }
 }

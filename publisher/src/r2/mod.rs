@@ -19,7 +19,7 @@
 
 pub mod catalog;
 pub mod config;
-pub mod layout;
+pub use rete_layout as layout;
 pub mod local;
 pub mod s3;
 

@@ -59,6 +59,7 @@ pub struct VersionEntry {
     /// Distinct quads in it.
     pub quads: u64,
     /// When this version was first published, RFC 3339 UTC.
+    #[serde(default)]
     pub published_at: String,
     /// The card's title, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,7 +78,8 @@ impl VersionEntry {
     }
 
     /// Parses a stored entry, checking that it is about `name` and that its
-    /// version and key follow this layout.
+    /// version and key follow this layout (a key outside the dataset's prefix
+    /// is refused: a reader never follows a pointer elsewhere in the bucket).
     pub fn from_json(bytes: &[u8], name: &str) -> Result<Self, String> {
         let entry: Self = serde_json::from_slice(bytes).map_err(|e| format!("not a version entry: {e}"))?;
         if entry.name != name {
@@ -85,6 +87,9 @@ impl VersionEntry {
         }
         if !is_version(&entry.version) {
             return Err(format!("version {:?} is not 32 lowercase hex digits", entry.version));
+        }
+        if !entry.key.starts_with(&dataset_prefix(name)) || !entry.key.ends_with(".rete") {
+            return Err(format!("key {:?} is not a .rete file of this dataset", entry.key));
         }
         Ok(entry)
     }
@@ -200,6 +205,8 @@ mod tests {
         assert_eq!(VersionEntry::from_json(&json, "qudt"), Ok(entry));
         assert!(VersionEntry::from_json(&json, "other").is_err());
         assert!(VersionEntry::from_json(b"{}", "qudt").is_err());
+        let elsewhere = String::from_utf8(json).unwrap_or_default().replace("datasets/qudt/", "secrets/");
+        assert!(VersionEntry::from_json(elsewhere.as_bytes(), "qudt").is_err());
     }
 
     #[test]
