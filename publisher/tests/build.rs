@@ -159,21 +159,18 @@ fn parse_reference_nquads(path: &Path) -> Dataset {
     RdfParser::from_format(RdfFormat::NQuads).for_reader(std::fs::File::open(path).unwrap()).map(|q| q.unwrap()).collect()
 }
 
+/// Builds `input` with `rete build --threads N` and returns the file's bytes.
+fn build_with_threads(input: &Path, output: &Path, threads: &str) -> Vec<u8> {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_rete")).args(["build", "-q", "--threads", threads, "-o"]).arg(output).arg(input).status().unwrap();
+    assert!(status.success());
+    std::fs::read(output).unwrap()
+}
+
 #[test]
 fn output_is_deterministic_across_thread_counts() {
     let dir = tempfile::tempdir().unwrap();
     let input = synthetic_nquads(dir.path(), 20_000);
-    let run = |threads: &str, name: &str| {
-        let output = dir.path().join(name);
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_rete"))
-            .args(["build", "-q", "--threads", threads, "-o"])
-            .arg(&output)
-            .arg(&input)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        std::fs::read(output).unwrap()
-    };
+    let run = |threads: &str, name: &str| build_with_threads(&input, &dir.path().join(name), threads);
     let one = run("1", "one.rete");
     assert!(one == run("4", "four.rete"));
     let summary = Store::open(one, 1 << 20).unwrap().summary().unwrap().expect("a SUMMARY section");
@@ -346,17 +343,7 @@ fn turtle_with_anonymous_nodes_is_deterministic_across_thread_counts() {
     }
     let input = dir.path().join("anon.ttl");
     std::fs::write(&input, &text).unwrap();
-    let run = |threads: &str, name: &str| {
-        let output = dir.path().join(name);
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_rete"))
-            .args(["build", "-q", "--threads", threads, "-o"])
-            .arg(&output)
-            .arg(&input)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        std::fs::read(output).unwrap()
-    };
+    let run = |threads: &str, name: &str| build_with_threads(&input, &dir.path().join(name), threads);
     let one = run("1", "one.rete");
     assert!(one == run("3", "three.rete"));
     let reference = parse_reference(&input).unwrap();
