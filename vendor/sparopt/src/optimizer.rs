@@ -1094,11 +1094,17 @@ fn estimate_path_size(start_bound: bool, path: &PropertyPathExpression, end_boun
         }
         PropertyPathExpression::Alternative(a, b) => estimate_path_size(start_bound, a, end_bound)
             .saturating_add(estimate_path_size(start_bound, b, end_bound)),
+        // rete: a closure from one bound end is one traversal from that end,
+        // estimated as one step from it; upstream multiplied by 1000, which
+        // made the greedy join order scan another pattern first and then test
+        // the closed path once per row (one traversal per row instead of one
+        // in all: LUBM's `?x a ub:ResearchGroup . ?x ub:subOrganizationOf+ ?u`
+        // under a bound ?u). Both ends free stays as upstream.
         PropertyPathExpression::ZeroOrMore(p) => {
             if start_bound && end_bound {
                 1
             } else if start_bound || end_bound {
-                estimate_path_size(start_bound, p, end_bound).saturating_mul(1000)
+                estimate_path_size(start_bound, p, end_bound)
             } else {
                 1_000_000_000
             }
@@ -1106,6 +1112,8 @@ fn estimate_path_size(start_bound: bool, path: &PropertyPathExpression, end_boun
         PropertyPathExpression::OneOrMore(p) => {
             if start_bound && end_bound {
                 1
+            } else if start_bound || end_bound {
+                estimate_path_size(start_bound, p, end_bound)
             } else {
                 estimate_path_size(start_bound, p, end_bound).saturating_mul(1000)
             }
