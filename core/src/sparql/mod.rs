@@ -20,6 +20,7 @@
 mod budget;
 mod dataset;
 mod error;
+mod memo;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
 mod tests;
