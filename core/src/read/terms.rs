@@ -86,7 +86,11 @@ impl DictionaryTerms {
             return None;
         }
         let restart = position / RESTART;
-        let mut term = self.restart(restart)?.to_vec();
+        let full = self.restart(restart)?;
+        // Room for the steps' longer suffixes: growing the exact-size copy was
+        // a reallocation per decoded term in a scan (issue 14).
+        let mut term = Vec::with_capacity(full.len() + 64);
+        term.extend_from_slice(full);
         let mut cursor = Cursor::new(self.coded.get(*self.restart_next.get(restart)? as usize..)?);
         for _ in 0..position % RESTART {
             Self::step(&mut cursor, &mut term)?;
