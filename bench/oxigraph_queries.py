@@ -63,7 +63,7 @@ if args.points:
                 nodes.append(ox.NamedNode(line.strip().removesuffix(" .").strip("<>")))
 
     def ask(quad):
-        assert quad in store, quad
+        assert next(store.quads_for_pattern(quad.subject, quad.predicate, quad.object), None) is not None, quad
 
     report = {
         "out_links_terms": percentiles(nodes, lambda node: list(store.quads_for_pattern(node, None, None))),
