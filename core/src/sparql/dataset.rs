@@ -14,13 +14,13 @@
 use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
-use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
+use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term, TermRef};
+use rustc_hash::FxHashMap;
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -51,11 +51,13 @@ pub(crate) struct StoreDataset<'a, S> {
     meter: Arc<Meter>,
     /// Values whose stored lexical form spareval would lose, by the form it
     /// gives them (see `externalize_expression_term`).
-    reshaped: RefCell<HashMap<Term, TermId>>,
+    reshaped: RefCell<FxHashMap<Term, TermId>>,
     /// Bytes of quad blocks asked for speculatively in this run.
     speculated_bytes: Cell<u64>,
     /// Terms decoded and values looked up in this run (`memo.rs`).
     memos: TermMemos,
+    /// The dictionary block decoded last, and where (`Store::term_in`).
+    reader: RefCell<TermReader>,
 }
 
 /// Bounds `reshaped`; past it, values get spareval's own forms.
@@ -100,7 +102,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new() }
+        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default() }
     }
 
     fn fail(&self, error: ReadError) -> Stopped {
@@ -133,7 +135,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         if !self.meter.step() {
             return Err(Stopped);
         }
-        match self.store.term(id) {
+        match self.store.term_in(id, &mut self.reader.borrow_mut()) {
             Ok(term) => Ok((term, true)),
             Err(ReadError::Missing(ranges)) => {
                 self.meter.note_missing(&ranges);
@@ -215,7 +217,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 }
                 let (term, complete) = self.decode(id)?;
                 if complete {
-                    self.memos.terms.offer(id, &term);
+                    self.memos.terms.offer(id, &term, term_bytes(term.as_ref()));
                 }
                 Ok(term)
             }
@@ -236,9 +238,10 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         // Booleans are left out: a cast to xsd:boolean must give `true`/`false`.
         // IRIs, strings and language-tagged strings keep their form as they are.
         let typed = matches!(&stored, Term::Literal(literal) if literal.language().is_none() && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype()));
+        let bytes = term_bytes(stored.as_ref());
         let (value, typed) = if typed { (ExpressionTerm::from(stored.clone()), Some(stored)) } else { (ExpressionTerm::from(stored), None) };
         if complete {
-            self.memos.values.offer(id, &value);
+            self.memos.values.offer(id, &value, bytes);
         }
         if let Some(stored) = typed.filter(|_| !matches!(value, ExpressionTerm::OtherTypedLiteral { .. })) {
             let normalized = Term::from(value.clone());
@@ -262,7 +265,8 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         if let Some(&id) = self.reshaped.borrow().get(&term) {
             return Ok(InternalTerm::Stored(id));
         }
-        if !self.meter.compute(term_bytes(term.as_ref())) {
+        let bytes = term_bytes(term.as_ref());
+        if !self.meter.compute(bytes) {
             return Err(Stopped);
         }
         if let Some(internal) = self.memos.computed.get(&term) {
@@ -270,7 +274,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         }
         let internal = self.lookup(term.clone())?;
         if !matches!(internal, InternalTerm::Pending(..)) {
-            self.memos.computed.insert(term, internal.clone());
+            self.memos.computed.insert(term, internal.clone(), bytes);
         }
         Ok(internal)
     }

@@ -17,33 +17,42 @@ use crate::TermId;
 use oxrdf::Term;
 use rustc_hash::FxHashMap;
 use spareval::ExpressionTerm;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::hash::Hash;
 
-/// Most entries per memo: 16,384 terms of ~100 bytes each, ~2 MB at most
-/// per memo, so a Worker's isolate stays bounded whatever the query.
+/// Most entries per memo…
 const MAX_ENTRIES: usize = 1 << 14;
+/// … and most bytes of term text, so that a Worker's isolate stays bounded
+/// whatever the query (three memos: at most 12 MiB of text, and the
+/// entries' fixed size, ~2 MiB).
+const MAX_BYTES: u64 = 4 << 20;
 
 /// A bounded map that is cleared when full.
 pub(crate) struct Memo<K, V> {
     entries: RefCell<FxHashMap<K, V>>,
+    bytes: Cell<u64>,
 }
 
 impl<K: Hash + Eq, V: Clone> Memo<K, V> {
     pub(crate) fn new() -> Self {
-        Self { entries: RefCell::default() }
+        Self { entries: RefCell::default(), bytes: Cell::new(0) }
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<V> {
         self.entries.borrow().get(key).cloned()
     }
 
-    pub(crate) fn insert(&self, key: K, value: V) {
+    /// Keeps `value`, whose text takes `bytes`.
+    pub(crate) fn insert(&self, key: K, value: V, bytes: u64) {
         let mut entries = self.entries.borrow_mut();
-        if entries.len() >= MAX_ENTRIES {
+        if entries.len() >= MAX_ENTRIES || self.bytes.get().saturating_add(bytes) > MAX_BYTES {
             entries.clear();
+            self.bytes.set(0);
         }
-        entries.insert(key, value);
+        if bytes <= MAX_BYTES {
+            entries.insert(key, value);
+            self.bytes.set(self.bytes.get() + bytes);
+        }
     }
 }
 
@@ -55,20 +64,28 @@ const SEEN_SLOTS: usize = 1 << 10;
 /// (one slot per id hash, overwritten).
 pub(crate) struct IdMemo<V> {
     seen: RefCell<Vec<TermId>>,
+    /// The id offered last: asked for again right away (`isLiteral(?o)`
+    /// then `LANG(?o)` on one row), it is not counted as seen twice, since
+    /// the dataset's term reader decodes it again for nothing.
+    last: Cell<TermId>,
     entries: Memo<TermId, V>,
 }
 
 impl<V: Clone> IdMemo<V> {
     pub(crate) fn new() -> Self {
-        Self { seen: RefCell::default(), entries: Memo::new() }
+        Self { seen: RefCell::default(), last: Cell::new(0), entries: Memo::new() }
     }
 
     pub(crate) fn get(&self, id: TermId) -> Option<V> {
         self.entries.get(&id)
     }
 
-    /// Offers the decoded value of `id`, kept if `id` was offered before.
-    pub(crate) fn offer(&self, id: TermId, value: &V) {
+    /// Offers the decoded value of `id`, whose text takes `bytes`, kept if
+    /// `id` was offered before.
+    pub(crate) fn offer(&self, id: TermId, value: &V, bytes: u64) {
+        if self.last.replace(id) == id {
+            return;
+        }
         let mut seen = self.seen.borrow_mut();
         if seen.is_empty() {
             seen.resize(SEEN_SLOTS, 0);
@@ -76,7 +93,7 @@ impl<V: Clone> IdMemo<V> {
         // Fibonacci hashing: consecutive ids land far apart.
         let slot = (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SEEN_SLOTS.trailing_zeros())) as usize;
         if seen[slot] == id {
-            self.entries.insert(id, value.clone());
+            self.entries.insert(id, value.clone(), bytes);
         } else {
             seen[slot] = id;
         }
@@ -107,19 +124,27 @@ mod tests {
     fn memo_is_bounded_and_keeps_what_came_last() {
         let memo: Memo<u64, u64> = Memo::new();
         for i in 0..(MAX_ENTRIES as u64 * 3 + 5) {
-            memo.insert(i, i * 2);
+            memo.insert(i, i * 2, 8);
             assert_eq!(memo.get(&i), Some(i * 2));
         }
         assert!(memo.entries.borrow().len() <= MAX_ENTRIES);
         assert_eq!(memo.get(&0), None);
+        memo.insert(1, 1, MAX_BYTES - 8);
+        memo.insert(2, 2, 16);
+        assert_eq!((memo.get(&1), memo.get(&2)), (None, Some(2)), "over the byte bound: cleared");
+        memo.insert(3, 3, MAX_BYTES + 1);
+        assert_eq!(memo.get(&3), None, "larger than the bound: not kept");
     }
 
     #[test]
     fn id_memo_keeps_what_is_asked_for_twice() {
         let memo: IdMemo<String> = IdMemo::new();
-        memo.offer(7, &"seven".to_owned());
+        memo.offer(7, &"seven".to_owned(), 5);
         assert_eq!(memo.get(7), None);
-        memo.offer(7, &"seven".to_owned());
+        memo.offer(7, &"seven".to_owned(), 5);
+        assert_eq!(memo.get(7), None, "asked for again right away: not kept");
+        memo.offer(9, &"nine".to_owned(), 4);
+        memo.offer(7, &"seven".to_owned(), 5);
         assert_eq!(memo.get(7).as_deref(), Some("seven"));
         assert_eq!(memo.get(8), None);
     }
