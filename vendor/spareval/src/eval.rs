@@ -12,9 +12,10 @@ use crate::{
     AggregateFunctionAccumulator, CustomAggregateFunctionRegistry, QueryDatasetSpecification,
 };
 use json_event_parser::{JsonEvent, WriterJsonSerializer};
+use rand::random;
 use oxiri::Iri;
 #[cfg(feature = "sparql-12")]
-use oxrdf::{BaseDirection, NamedOrBlankNode};
+use oxrdf::NamedOrBlankNode;
 use oxrdf::{BlankNode, GraphName, Literal, NamedNode, Term, Triple, Variable};
 use oxsdatatypes::{DateTime, DayTimeDuration, Decimal, Double, Float, Integer};
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet, FxHasher};
@@ -28,7 +29,7 @@ use sparopt::algebra::{
     AggregateExpression, Expression, GraphPattern, JoinAlgorithm, LeftJoinAlgorithm,
     MinusAlgorithm, OrderExpression,
 };
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::fmt::Write;
 use std::hash::{Hash, Hasher};
@@ -421,6 +422,12 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     custom_aggregate_functions: Rc<CustomAggregateFunctionRegistry>,
     run_stats: bool,
     explain: bool,
+    /// rete: drawn once per query, so `BNODE(str)` differs between queries.
+    bnode_salt: u128,
+    /// rete: while an Extend's expression is built, the tuple positions its chain of
+    /// Extends binds: they are left out of the solution key of `BNODE(str)`, so that
+    /// `SELECT (BNODE(?x) AS ?a) (BNODE(?x) AS ?b)` gives one node per solution.
+    extend_chain: Rc<RefCell<Rc<[usize]>>>,
 }
 
 impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
@@ -444,6 +451,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             custom_aggregate_functions,
             run_stats,
             explain,
+            bnode_salt: random(),
+            extend_chain: Rc::default(),
         })
     }
 
@@ -1342,10 +1351,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let left = left?;
                 let right = right?;
 
+                // rete: variables bound before the MINUS (by an outer LATERAL, as GRAPH ?g is
+                // evaluated per graph) are constants of both sides: sharing them does not make
+                // the sides overlap (SPARQL 1.1 §8.3.3, graph-minus). Upstream counted them.
                 match algorithm {
                     MinusAlgorithm::HashBuildRightProbeLeft { keys } => {
                         if keys.is_empty() {
                             Rc::new(move |from| {
+                                let outer = from.clone();
                                 let right: Vec<_> =
                                     right(from.clone()).filter_map(Result::ok).collect();
                                 if right.is_empty() {
@@ -1354,9 +1367,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 Box::new(left(from).filter(move |left_tuple| {
                                     if let Ok(left_tuple) = left_tuple {
                                         !right.iter().any(|right_tuple| {
-                                            are_compatible_and_not_disjointed(
+                                            are_compatible_and_overlap_outside(
                                                 left_tuple,
                                                 right_tuple,
+                                                &outer,
                                             )
                                         })
                                     } else {
@@ -1370,6 +1384,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 .map(|v| encode_variable(encoded_variables, v))
                                 .collect::<Vec<_>>();
                             Rc::new(move |from| {
+                                let outer = from.clone();
                                 let mut right_values = InternalTupleSet::new(keys.clone());
                                 right_values.extend(right(from.clone()).filter_map(Result::ok));
                                 if right_values.is_empty() {
@@ -1378,9 +1393,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 Box::new(left(from).filter(move |left_tuple| {
                                     if let Ok(left_tuple) = left_tuple {
                                         !right_values.get(left_tuple).iter().any(|right_tuple| {
-                                            are_compatible_and_not_disjointed(
+                                            are_compatible_and_overlap_outside(
                                                 left_tuple,
                                                 right_tuple,
+                                                &outer,
                                             )
                                         })
                                     } else {
@@ -1489,11 +1505,19 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let child = child?;
 
                 let position = encode_variable(encoded_variables, variable);
-                if let Some(expression) = self.internal_expression_evaluator(
-                    expression,
-                    encoded_variables,
-                    stat_children,
-                )? {
+                // rete: see `extend_chain`.
+                let chain: Rc<[usize]> = extend_chain_variables(inner)
+                    .into_iter()
+                    .map(|v| encode_variable(encoded_variables, v))
+                    .chain([position])
+                    .collect();
+                if let Some(expression) = self.with_extend_chain(&chain, || {
+                    self.internal_expression_evaluator(
+                        expression,
+                        encoded_variables,
+                        stat_children,
+                    )
+                })? {
                     return Ok(Rc::new(move |from| {
                         let expression = Rc::clone(&expression);
                         Box::new(child(from).map(move |tuple| {
@@ -1506,8 +1530,9 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     }));
                 }
 
-                let expression =
-                    self.expression_evaluator(expression, encoded_variables, stat_children)?;
+                let expression = self.with_extend_chain(&chain, || {
+                    self.expression_evaluator(expression, encoded_variables, stat_children)
+                })?;
                 let dataset = self.dataset.clone();
                 Rc::new(move |from| {
                     let expression = Rc::clone(&expression);
@@ -1995,6 +2020,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
     ///
     /// Returns None if building such expression would mean to convert back to an internal term at the end.
     #[expect(clippy::type_complexity)]
+    /// rete: runs `build` with `chain` as the current `extend_chain`.
+    fn with_extend_chain<T>(&self, chain: &Rc<[usize]>, build: impl FnOnce() -> T) -> T {
+        let outer = self.extend_chain.replace(Rc::clone(chain));
+        let built = build();
+        *self.extend_chain.borrow_mut() = outer;
+        built
+    }
+
     fn internal_expression_evaluator(
         &self,
         expression: &Expression,
@@ -2118,6 +2151,8 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             custom_aggregate_functions: Rc::clone(&self.custom_aggregate_functions),
             run_stats: self.run_stats,
             explain: self.explain,
+            bnode_salt: self.bnode_salt,
+            extend_chain: Rc::clone(&self.extend_chain),
         }
     }
 }
@@ -2199,71 +2234,60 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
     fn custom_functions(&mut self) -> &CustomFunctionRegistry {
         &self.evaluator.custom_functions
     }
-}
 
-#[cfg(feature = "sparql-12")]
-type LanguageWithMaybeBaseDirection = (String, Option<BaseDirection>);
-#[cfg(not(feature = "sparql-12"))]
-type LanguageWithMaybeBaseDirection = String;
+    fn build_externalize_term(&mut self) -> impl Fn(D::InternalTerm) -> Option<Term> + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t| dataset.externalize_term(t).ok()
+    }
 
-#[cfg(feature = "sparql-12")]
-fn to_string_and_language(
-    term: ExpressionTerm,
-) -> Option<(String, Option<LanguageWithMaybeBaseDirection>)> {
-    match term {
-        ExpressionTerm::StringLiteral(value) => Some((value, None)),
-        ExpressionTerm::LangStringLiteral { value, language } => {
-            Some((value, Some((language, None))))
+    fn build_solution_key(
+        &mut self,
+    ) -> impl Fn(&InternalTuple<D::InternalTerm>) -> u128 + 'a {
+        let salt = self.evaluator.bnode_salt;
+        let skipped = self.evaluator.extend_chain.borrow().clone();
+        move |tuple| {
+            let half = |seed: u8| {
+                let mut hasher = FxHasher::default();
+                (seed, salt).hash(&mut hasher);
+                for (position, value) in tuple.iter().enumerate() {
+                    if value.is_some() && !skipped.contains(&position) {
+                        (position, value).hash(&mut hasher);
+                    }
+                }
+                u128::from(hasher.finish())
+            };
+            (half(0) << 64) | half(1)
         }
-        ExpressionTerm::DirLangStringLiteral {
-            value,
-            language,
-            direction,
-        } => Some((value, Some((language, Some(direction))))),
-        _ => None,
     }
 }
 
-#[cfg(not(feature = "sparql-12"))]
-fn to_string_and_language(
-    term: ExpressionTerm,
-) -> Option<(String, Option<LanguageWithMaybeBaseDirection>)> {
-    match term {
-        ExpressionTerm::StringLiteral(value) => Some((value, None)),
-        ExpressionTerm::LangStringLiteral { value, language } => Some((value, Some(language))),
-        _ => None,
-    }
-}
-
-#[cfg(feature = "sparql-12")]
-fn build_plain_literal(
-    value: String,
-    language: Option<LanguageWithMaybeBaseDirection>,
-) -> ExpressionTerm {
-    if let Some((language, direction)) = language {
-        if let Some(direction) = direction {
-            ExpressionTerm::DirLangStringLiteral {
-                value,
-                language,
-                direction,
+/// rete: the variables bound by the Extends directly below an Extend (through Filters),
+/// which are evaluated on the same solution.
+fn extend_chain_variables(mut pattern: &GraphPattern) -> Vec<&Variable> {
+    let mut variables = Vec::new();
+    loop {
+        match pattern {
+            GraphPattern::Extend {
+                inner, variable, ..
+            } => {
+                variables.push(variable);
+                pattern = inner;
             }
-        } else {
-            ExpressionTerm::LangStringLiteral { value, language }
+            GraphPattern::Filter { inner, .. } => pattern = inner,
+            _ => return variables,
         }
-    } else {
-        ExpressionTerm::StringLiteral(value)
     }
 }
 
-#[cfg(not(feature = "sparql-12"))]
-fn build_plain_literal(
-    value: String,
-    language: Option<LanguageWithMaybeBaseDirection>,
-) -> ExpressionTerm {
-    if let Some(language) = language {
-        ExpressionTerm::LangStringLiteral { value, language }
-    } else {
-        ExpressionTerm::StringLiteral(value)
+/// The string of a literal GROUP_CONCAT accepts: a simple or language-tagged string.
+fn string_value(term: ExpressionTerm) -> Option<String> {
+    match term {
+        ExpressionTerm::StringLiteral(value) | ExpressionTerm::LangStringLiteral { value, .. } => {
+            Some(value)
+        }
+        #[cfg(feature = "sparql-12")]
+        ExpressionTerm::DirLangStringLiteral { value, .. } => Some(value),
+        _ => None,
     }
 }
 
@@ -2610,9 +2634,14 @@ impl Accumulator for MaxAccumulator {
 }
 
 #[expect(clippy::option_option)]
+// rete: GROUP_CONCAT gives a simple literal (SPARQL 1.1 §18.5.1.7: "the result is a simple
+// literal"); upstream kept a language tag shared by every value ("1 2"@en).
+// rete: GROUP_CONCAT gives a simple literal (SPARQL 1.1 §18.5.1.7 builds it from
+// `STR(...)`); upstream kept a language tag shared by every value ("1 2"@en).
 struct GroupConcatAccumulator {
+    /// `None` once an element was not a string: the aggregate is then an error.
     concat: Option<String>,
-    language: Option<Option<LanguageWithMaybeBaseDirection>>,
+    empty: bool,
     separator: Rc<str>,
 }
 
@@ -2620,7 +2649,7 @@ impl GroupConcatAccumulator {
     fn new(separator: Rc<str>) -> Self {
         Self {
             concat: Some(String::new()),
-            language: None,
+            empty: true,
             separator,
         }
     }
@@ -2631,25 +2660,19 @@ impl Accumulator for GroupConcatAccumulator {
         let Some(concat) = self.concat.as_mut() else {
             return;
         };
-        let Some((value, e_language)) = to_string_and_language(element) else {
+        let Some(value) = string_value(element) else {
             self.concat = None;
             return;
         };
-        if let Some(lang) = &self.language {
-            if *lang != e_language {
-                self.language = Some(None)
-            }
+        if !self.empty {
             concat.push_str(&self.separator);
-        } else {
-            self.language = Some(e_language)
         }
+        self.empty = false;
         concat.push_str(&value);
     }
 
     fn finish(&mut self) -> Option<ExpressionTerm> {
-        self.concat
-            .take()
-            .map(|result| build_plain_literal(result, self.language.take().flatten()))
+        self.concat.take().map(ExpressionTerm::StringLiteral)
     }
 }
 
@@ -2941,17 +2964,19 @@ fn put_pattern_value<'a, D: QueryableDataset<'a>>(
     })
 }
 
-pub fn are_compatible_and_not_disjointed<T: Clone + Eq>(
+/// rete: whether `a` and `b` are compatible and share a variable not bound in `outer`.
+pub fn are_compatible_and_overlap_outside<T: Clone + Eq>(
     a: &InternalTuple<T>,
     b: &InternalTuple<T>,
+    outer: &InternalTuple<T>,
 ) -> bool {
     let mut found_intersection = false;
-    for (a_value, b_value) in a.iter().zip(b.iter()) {
+    for (position, (a_value, b_value)) in a.iter().zip(b.iter()).enumerate() {
         if let (Some(a_value), Some(b_value)) = (a_value, b_value) {
             if a_value != b_value {
                 return false;
             }
-            found_intersection = true;
+            found_intersection |= !outer.contains(position);
         }
     }
     found_intersection
@@ -3005,9 +3030,11 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 self.eval_closed_in_graph(a, start, end, graph_name)?
                     || self.eval_closed_in_graph(b, start, end, graph_name)?
             }
+            // rete: a zero-length path joins a term to itself even when the graph lacks it
+            // (SPARQL 1.1 §18.5 eval(ZeroLengthPath)).
             PropertyPath::ZeroOrMore(p) => {
                 if start == end {
-                    self.is_subject_or_object_in_graph(start, graph_name)?
+                    true
                 } else {
                     look_in_transitive_closure(
                         self.eval_from_in_graph(p, start, graph_name),
@@ -3022,11 +3049,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 end,
             )?,
             PropertyPath::ZeroOrOne(p) => {
-                if start == end {
-                    self.is_subject_or_object_in_graph(start, graph_name)
-                } else {
-                    self.eval_closed_in_graph(p, start, end, graph_name)
-                }?
+                start == end || self.eval_closed_in_graph(p, start, end, graph_name)?
             }
             PropertyPath::NegatedPropertySet(ps) => self
                 .dataset
@@ -3080,7 +3103,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let start2 = start.clone();
                 let end = end.clone();
                 let p = Rc::clone(p);
-                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
+                self.run_in_every_named_graph(move |graph_name| {
                     look_in_transitive_closure(
                         Some(Ok(start2.clone())),
                         |e| eval.eval_from_in_graph(&p, &e, graph_name.as_ref()),
@@ -3111,13 +3134,13 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             }
             PropertyPath::ZeroOrOne(p) => {
                 if start == end {
-                    self.run_if_term_is_a_dataset_node(start, |graph_name| Some(Ok(graph_name)))
+                    self.run_in_every_named_graph(|graph_name| Some(Ok(graph_name)))
                 } else {
                     let eval = self.clone();
                     let start2 = start.clone();
                     let end = end.clone();
                     let p = Rc::clone(p);
-                    self.run_if_term_is_a_dataset_node(start, move |graph_name| {
+                    self.run_in_every_named_graph(move |graph_name| {
                         eval.eval_closed_in_graph(&p, &start2, &end, graph_name.as_ref())
                             .map(|is_found| is_found.then_some(graph_name))
                             .transpose()
@@ -3173,14 +3196,12 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_from_in_graph(b, start, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                self.run_if_term_is_a_graph_node(start, graph_name, || {
-                    let eval = self.clone();
-                    let p = Rc::clone(p);
-                    let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(start.clone())), move |e| {
-                        eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
-                    })
-                })
+                let eval = self.clone();
+                let p = Rc::clone(p);
+                let graph_name2 = graph_name.cloned();
+                Box::new(transitive_closure(Some(Ok(start.clone())), move |e| {
+                    eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
+                }))
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3191,14 +3212,9 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_from_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => {
-                self.run_if_term_is_a_graph_node(start, graph_name, || {
-                    hash_deduplicate(
-                        once(Ok(start.clone()))
-                            .chain(self.eval_from_in_graph(p, start, graph_name)),
-                    )
-                })
-            }
+            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
+                once(Ok(start.clone())).chain(self.eval_from_in_graph(p, start, graph_name)),
+            )),
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3256,7 +3272,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let start2 = start.clone();
                 let eval = self.clone();
                 let p = Rc::clone(p);
-                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
+                self.run_in_every_named_graph(move |graph_name| {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
@@ -3281,7 +3297,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let start2 = start.clone();
                 let p = Rc::clone(p);
-                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
+                self.run_in_every_named_graph(move |graph_name| {
                     hash_deduplicate(once(Ok(start2.clone())).chain(eval.eval_from_in_graph(
                         &p,
                         &start2,
@@ -3339,14 +3355,12 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_to_in_graph(b, end, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                self.run_if_term_is_a_graph_node(end, graph_name, || {
-                    let eval = self.clone();
-                    let p = Rc::clone(p);
-                    let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(end.clone())), move |e| {
-                        eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
-                    })
-                })
+                let eval = self.clone();
+                let p = Rc::clone(p);
+                let graph_name2 = graph_name.cloned();
+                Box::new(transitive_closure(Some(Ok(end.clone())), move |e| {
+                    eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
+                }))
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3357,11 +3371,9 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_to_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => self.run_if_term_is_a_graph_node(end, graph_name, || {
-                hash_deduplicate(
-                    once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
-                )
-            }),
+            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
+                once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
+            )),
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3419,7 +3431,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let end2 = end.clone();
                 let eval = self.clone();
                 let p = Rc::clone(p);
-                self.run_if_term_is_a_dataset_node(end, move |graph_name| {
+                self.run_in_every_named_graph(move |graph_name| {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
@@ -3444,7 +3456,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let end2 = end.clone();
                 let p = Rc::clone(p);
-                self.run_if_term_is_a_dataset_node(end, move |graph_name| {
+                self.run_in_every_named_graph(move |graph_name| {
                     hash_deduplicate(once(Ok(end2.clone())).chain(eval.eval_to_in_graph(
                         &p,
                         &end2,
@@ -3673,72 +3685,25 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             })
     }
 
-    fn run_if_term_is_a_graph_node<
-        T: 'a,
-        I: Iterator<Item = Result<T, QueryEvaluationError>> + 'a,
-    >(
-        &self,
-        term: &D::InternalTerm,
-        graph_name: Option<&D::InternalTerm>,
-        f: impl FnOnce() -> I,
-    ) -> Box<dyn Iterator<Item = Result<T, QueryEvaluationError>> + 'a> {
-        match self.is_subject_or_object_in_graph(term, graph_name) {
-            Ok(true) => Box::new(f()),
-            Ok(false) => {
-                Box::new(empty()) // Not in the database
-            }
-            Err(error) => Box::new(once(Err(error))),
-        }
-    }
-
-    fn is_subject_or_object_in_graph(
-        &self,
-        term: &D::InternalTerm,
-        graph_name: Option<&D::InternalTerm>,
-    ) -> Result<bool, QueryEvaluationError> {
-        Ok(self
-            .dataset
-            .internal_quads_for_pattern(Some(term), None, None, Some(graph_name))
-            .next()
-            .transpose()?
-            .is_some()
-            || self
-                .dataset
-                .internal_quads_for_pattern(None, None, Some(term), Some(graph_name))
-                .next()
-                .transpose()?
-                .is_some())
-    }
-
-    fn run_if_term_is_a_dataset_node<
+    /// rete: runs `f` for every named graph of the dataset, as GRAPH ?g evaluates a path in
+    /// each graph: a zero-length path matches `term` in a graph that lacks it too (upstream ran
+    /// `f` only where `term` is a node). Those graphs get `f(graph)` as well, which there finds
+    /// no edge and yields the zero-length match alone.
+    fn run_in_every_named_graph<
         T: 'a,
         I: IntoIterator<Item = Result<T, QueryEvaluationError>> + 'a,
     >(
         &self,
-        term: &D::InternalTerm,
         f: impl FnMut(Option<D::InternalTerm>) -> I + 'a,
     ) -> Box<dyn Iterator<Item = Result<T, QueryEvaluationError>> + 'a> {
         match self
-            .find_graphs_where_the_node_is_in(term)
-            .collect::<Result<FxHashSet<_>, _>>()
+            .dataset
+            .internal_named_graphs()
+            .collect::<Result<Vec<_>, _>>()
         {
-            Ok(graph_names) => Box::new(graph_names.into_iter().flat_map(f)),
+            Ok(graph_names) => Box::new(graph_names.into_iter().map(Some).flat_map(f)),
             Err(error) => Box::new(once(Err(error))),
         }
-    }
-
-    fn find_graphs_where_the_node_is_in(
-        &self,
-        term: &D::InternalTerm,
-    ) -> impl Iterator<Item = Result<Option<D::InternalTerm>, QueryEvaluationError>> + use<'a, D>
-    {
-        self.dataset
-            .internal_quads_for_pattern(Some(term), None, None, None)
-            .chain(
-                self.dataset
-                    .internal_quads_for_pattern(None, None, Some(term), None),
-            )
-            .map(|q| Ok(q?.graph_name))
     }
 }
 

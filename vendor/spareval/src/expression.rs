@@ -19,6 +19,7 @@ use sparopt::algebra::{Expression, GraphPattern};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::RangeInclusive;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -57,6 +58,11 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn now(&mut self) -> DateTime;
     fn base_iri(&mut self) -> Option<Arc<Iri<String>>>;
     fn custom_functions(&mut self) -> &CustomFunctionRegistry;
+    /// rete: the RDF term of an internal term, with its lexical form as stored.
+    fn build_externalize_term(&mut self) -> impl Fn(Self::Term) -> Option<Term> + 'a;
+    /// rete: a key that tells solution mappings apart, for `BNODE(str)`: equal for the
+    /// expressions evaluated on one solution, different across solutions and queries.
+    fn build_solution_key(&mut self) -> impl Fn(&Self::Tuple) -> u128 + 'a;
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -464,17 +470,17 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
             })
         }
         Expression::FunctionCall(function, parameters) => match function {
+            // rete: STR of a term that passes through unchanged (a variable, a constant,
+            // COALESCE/IF of those) is its lexical form as stored: STR("01"^^xsd:integer) is
+            // "01" (SPARQL 1.1 §17.4.2.5). Upstream went through the value and gave "1".
             Function::Str => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
-                    Some(ExpressionTerm::StringLiteral(match e(tuple)?.into() {
-                        Term::NamedNode(term) => term.into_string(),
-                        Term::BlankNode(_) => return None,
-                        Term::Literal(term) => term.destruct().0,
-                        #[cfg(feature = "sparql-12")]
-                        Term::Triple(_) => return None,
-                    }))
-                })
+                if let Some(e) = try_build_internal_expression_evaluator(&parameters[0], context)? {
+                    let externalize = context.build_externalize_term();
+                    Rc::new(move |tuple| str_of(externalize(e(tuple)?)?))
+                } else {
+                    let e = build_expression_evaluator(&parameters[0], context)?;
+                    Rc::new(move |tuple| str_of(e(tuple)?.into()))
+                }
             }
             Function::Lang => {
                 let e = build_expression_evaluator(&parameters[0], context)?;
@@ -604,13 +610,26 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::BNode => match parameters.first() {
+                // rete: BNODE(str) gives the same blank node for the same string within one
+                // solution and a fresh one in another (SPARQL 1.1 §17.4.2.9); upstream used the
+                // string as the label, the same across solutions and refused strings that are
+                // not valid labels.
                 Some(id) => {
                     let id = build_expression_evaluator(id, context)?;
+                    let solution_key = context.build_solution_key();
                     Rc::new(move |tuple| {
                         let ExpressionTerm::StringLiteral(id) = id(tuple)? else {
                             return None;
                         };
-                        Some(ExpressionTerm::BlankNode(BlankNode::new(id).ok()?))
+                        let key = solution_key(tuple);
+                        let half = |seed: u8| {
+                            let mut hasher = DefaultHasher::new();
+                            (seed, key, &id).hash(&mut hasher);
+                            u128::from(hasher.finish())
+                        };
+                        Some(ExpressionTerm::BlankNode(BlankNode::new_from_unique_id(
+                            (half(0) << 64) | half(1),
+                        )))
                     })
                 }
                 None => Rc::new(|_| Some(ExpressionTerm::BlankNode(BlankNode::default()))),
@@ -1785,6 +1804,20 @@ fn compile_pattern(pattern: &str, flags: Option<&str>) -> Option<Regex> {
 }
 
 /// Equality operator (=)
+/// STR of an RDF term.
+fn str_of(term: Term) -> Option<ExpressionTerm> {
+    Some(ExpressionTerm::StringLiteral(match term {
+        Term::NamedNode(term) => term.into_string(),
+        Term::BlankNode(_) => return None,
+        Term::Literal(term) => term.destruct().0,
+        #[cfg(feature = "sparql-12")]
+        Term::Triple(_) => return None,
+    }))
+}
+
+// rete: dates and times compare on the timeline, where one with a timezone and one without
+// less than 14 hours apart are neither equal nor different (XSD 1.1 §3.3.8.3 "incomparable"):
+// `=` is then an error, as `<` already was; upstream's `==` said they differ.
 fn equals(a: &ExpressionTerm, b: &ExpressionTerm) -> Option<bool> {
     match a {
         ExpressionTerm::NamedNode(_)
@@ -1846,49 +1879,49 @@ fn equals(a: &ExpressionTerm, b: &ExpressionTerm) -> Option<bool> {
             _ => Some(false),
         },
         ExpressionTerm::DateTimeLiteral(a) => match b {
-            ExpressionTerm::DateTimeLiteral(b) => Some(a == b),
+            ExpressionTerm::DateTimeLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "sep-0002")]
         ExpressionTerm::TimeLiteral(a) => match b {
-            ExpressionTerm::TimeLiteral(b) => Some(a == b),
+            ExpressionTerm::TimeLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "sep-0002")]
         ExpressionTerm::DateLiteral(a) => match b {
-            ExpressionTerm::DateLiteral(b) => Some(a == b),
+            ExpressionTerm::DateLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "calendar-ext")]
         ExpressionTerm::GYearMonthLiteral(a) => match b {
-            ExpressionTerm::GYearMonthLiteral(b) => Some(a == b),
+            ExpressionTerm::GYearMonthLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "calendar-ext")]
         ExpressionTerm::GYearLiteral(a) => match b {
-            ExpressionTerm::GYearLiteral(b) => Some(a == b),
+            ExpressionTerm::GYearLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "calendar-ext")]
         ExpressionTerm::GMonthDayLiteral(a) => match b {
-            ExpressionTerm::GMonthDayLiteral(b) => Some(a == b),
+            ExpressionTerm::GMonthDayLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "calendar-ext")]
         ExpressionTerm::GDayLiteral(a) => match b {
-            ExpressionTerm::GDayLiteral(b) => Some(a == b),
+            ExpressionTerm::GDayLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },
         #[cfg(feature = "calendar-ext")]
         ExpressionTerm::GMonthLiteral(a) => match b {
-            ExpressionTerm::GMonthLiteral(b) => Some(a == b),
+            ExpressionTerm::GMonthLiteral(b) => a.partial_cmp(b).map(Ordering::is_eq),
             ExpressionTerm::OtherTypedLiteral { .. } => None,
             _ => Some(false),
         },

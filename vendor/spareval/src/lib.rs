@@ -454,6 +454,18 @@ impl QueryEvaluator {
             fn custom_functions(&mut self) -> &CustomFunctionRegistry {
                 self.custom_functions
             }
+
+            fn build_externalize_term(&mut self) -> impl Fn(Term) -> Option<Term> + 'a {
+                Some
+            }
+
+            // rete: one expression, one solution.
+            fn build_solution_key(
+                &mut self,
+            ) -> impl Fn(&HashMap<&'a Variable, Term>) -> u128 + 'a {
+                let key = rand::random::<u128>();
+                move |_| key
+            }
         }
 
         build_expression_evaluator(
