@@ -860,6 +860,13 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 } else {
                     None
                 };
+                let query_terms: Rc<[D::InternalTerm]> = [&subject_selector, &object_selector]
+                    .into_iter()
+                    .filter_map(|selector| match selector {
+                        TupleSelector::Constant(term) => Some(term.clone()),
+                        _ => None,
+                    })
+                    .collect();
                 let dataset = self.dataset.clone();
                 Rc::new(move |from| {
                     let input_subject = match subject_selector.get_pattern_value(
@@ -872,6 +879,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     };
                     let path_eval = PathEvaluator {
                         dataset: dataset.clone(),
+                        query_terms: Rc::clone(&query_terms),
                     };
                     let input_object = match object_selector.get_pattern_value(
                         &from,
@@ -2995,6 +3003,11 @@ pub enum PropertyPath<T> {
 
 struct PathEvaluator<'a, D: QueryableDataset<'a>> {
     dataset: EvalDataset<'a, D>,
+    /// rete: the terms the path pattern names as its subject or object. A zero-length path
+    /// matches such a term to itself in every graph, even one without it (SPARQL 1.1 §18.5:
+    /// eval(Path(X:term, ZeroLengthPath, Y))); a node reached through a variable must be a
+    /// node of the graph. Upstream required a graph node in both cases.
+    query_terms: Rc<[D::InternalTerm]>,
 }
 
 impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
@@ -3030,11 +3043,9 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 self.eval_closed_in_graph(a, start, end, graph_name)?
                     || self.eval_closed_in_graph(b, start, end, graph_name)?
             }
-            // rete: a zero-length path joins a term to itself even when the graph lacks it
-            // (SPARQL 1.1 §18.5 eval(ZeroLengthPath)).
             PropertyPath::ZeroOrMore(p) => {
                 if start == end {
-                    true
+                    self.is_subject_or_object_in_graph(start, graph_name)?
                 } else {
                     look_in_transitive_closure(
                         self.eval_from_in_graph(p, start, graph_name),
@@ -3049,7 +3060,11 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 end,
             )?,
             PropertyPath::ZeroOrOne(p) => {
-                start == end || self.eval_closed_in_graph(p, start, end, graph_name)?
+                if start == end {
+                    self.is_subject_or_object_in_graph(start, graph_name)
+                } else {
+                    self.eval_closed_in_graph(p, start, end, graph_name)
+                }?
             }
             PropertyPath::NegatedPropertySet(ps) => self
                 .dataset
@@ -3103,7 +3118,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let start2 = start.clone();
                 let end = end.clone();
                 let p = Rc::clone(p);
-                self.run_in_every_named_graph(move |graph_name| {
+                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
                     look_in_transitive_closure(
                         Some(Ok(start2.clone())),
                         |e| eval.eval_from_in_graph(&p, &e, graph_name.as_ref()),
@@ -3134,13 +3149,13 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             }
             PropertyPath::ZeroOrOne(p) => {
                 if start == end {
-                    self.run_in_every_named_graph(|graph_name| Some(Ok(graph_name)))
+                    self.run_if_term_is_a_dataset_node(start, |graph_name| Some(Ok(graph_name)))
                 } else {
                     let eval = self.clone();
                     let start2 = start.clone();
                     let end = end.clone();
                     let p = Rc::clone(p);
-                    self.run_in_every_named_graph(move |graph_name| {
+                    self.run_if_term_is_a_dataset_node(start, move |graph_name| {
                         eval.eval_closed_in_graph(&p, &start2, &end, graph_name.as_ref())
                             .map(|is_found| is_found.then_some(graph_name))
                             .transpose()
@@ -3196,12 +3211,14 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_from_in_graph(b, start, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                let eval = self.clone();
-                let p = Rc::clone(p);
-                let graph_name2 = graph_name.cloned();
-                Box::new(transitive_closure(Some(Ok(start.clone())), move |e| {
-                    eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
-                }))
+                self.run_if_term_is_a_graph_node(start, graph_name, || {
+                    let eval = self.clone();
+                    let p = Rc::clone(p);
+                    let graph_name2 = graph_name.cloned();
+                    transitive_closure(Some(Ok(start.clone())), move |e| {
+                        eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
+                    })
+                })
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3212,9 +3229,14 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_from_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
-                once(Ok(start.clone())).chain(self.eval_from_in_graph(p, start, graph_name)),
-            )),
+            PropertyPath::ZeroOrOne(p) => {
+                self.run_if_term_is_a_graph_node(start, graph_name, || {
+                    hash_deduplicate(
+                        once(Ok(start.clone()))
+                            .chain(self.eval_from_in_graph(p, start, graph_name)),
+                    )
+                })
+            }
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3272,7 +3294,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let start2 = start.clone();
                 let eval = self.clone();
                 let p = Rc::clone(p);
-                self.run_in_every_named_graph(move |graph_name| {
+                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
@@ -3297,7 +3319,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let start2 = start.clone();
                 let p = Rc::clone(p);
-                self.run_in_every_named_graph(move |graph_name| {
+                self.run_if_term_is_a_dataset_node(start, move |graph_name| {
                     hash_deduplicate(once(Ok(start2.clone())).chain(eval.eval_from_in_graph(
                         &p,
                         &start2,
@@ -3355,12 +3377,14 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_to_in_graph(b, end, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                let eval = self.clone();
-                let p = Rc::clone(p);
-                let graph_name2 = graph_name.cloned();
-                Box::new(transitive_closure(Some(Ok(end.clone())), move |e| {
-                    eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
-                }))
+                self.run_if_term_is_a_graph_node(end, graph_name, || {
+                    let eval = self.clone();
+                    let p = Rc::clone(p);
+                    let graph_name2 = graph_name.cloned();
+                    transitive_closure(Some(Ok(end.clone())), move |e| {
+                        eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
+                    })
+                })
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3371,9 +3395,11 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_to_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
-                once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
-            )),
+            PropertyPath::ZeroOrOne(p) => self.run_if_term_is_a_graph_node(end, graph_name, || {
+                hash_deduplicate(
+                    once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
+                )
+            }),
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3431,7 +3457,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let end2 = end.clone();
                 let eval = self.clone();
                 let p = Rc::clone(p);
-                self.run_in_every_named_graph(move |graph_name| {
+                self.run_if_term_is_a_dataset_node(end, move |graph_name| {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
@@ -3456,7 +3482,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let end2 = end.clone();
                 let p = Rc::clone(p);
-                self.run_in_every_named_graph(move |graph_name| {
+                self.run_if_term_is_a_dataset_node(end, move |graph_name| {
                     hash_deduplicate(once(Ok(end2.clone())).chain(eval.eval_to_in_graph(
                         &p,
                         &end2,
@@ -3685,25 +3711,82 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             })
     }
 
-    /// rete: runs `f` for every named graph of the dataset, as GRAPH ?g evaluates a path in
-    /// each graph: a zero-length path matches `term` in a graph that lacks it too (upstream ran
-    /// `f` only where `term` is a node). Those graphs get `f(graph)` as well, which there finds
-    /// no edge and yields the zero-length match alone.
-    fn run_in_every_named_graph<
+    fn run_if_term_is_a_graph_node<
+        T: 'a,
+        I: Iterator<Item = Result<T, QueryEvaluationError>> + 'a,
+    >(
+        &self,
+        term: &D::InternalTerm,
+        graph_name: Option<&D::InternalTerm>,
+        f: impl FnOnce() -> I,
+    ) -> Box<dyn Iterator<Item = Result<T, QueryEvaluationError>> + 'a> {
+        match self.is_subject_or_object_in_graph(term, graph_name) {
+            Ok(true) => Box::new(f()),
+            Ok(false) => {
+                Box::new(empty()) // Not in the database
+            }
+            Err(error) => Box::new(once(Err(error))),
+        }
+    }
+
+    fn is_subject_or_object_in_graph(
+        &self,
+        term: &D::InternalTerm,
+        graph_name: Option<&D::InternalTerm>,
+    ) -> Result<bool, QueryEvaluationError> {
+        if self.query_terms.contains(term) {
+            return Ok(true); // rete: see `query_terms`
+        }
+        Ok(self
+            .dataset
+            .internal_quads_for_pattern(Some(term), None, None, Some(graph_name))
+            .next()
+            .transpose()?
+            .is_some()
+            || self
+                .dataset
+                .internal_quads_for_pattern(None, None, Some(term), Some(graph_name))
+                .next()
+                .transpose()?
+                .is_some())
+    }
+
+    fn run_if_term_is_a_dataset_node<
         T: 'a,
         I: IntoIterator<Item = Result<T, QueryEvaluationError>> + 'a,
     >(
         &self,
+        term: &D::InternalTerm,
         f: impl FnMut(Option<D::InternalTerm>) -> I + 'a,
     ) -> Box<dyn Iterator<Item = Result<T, QueryEvaluationError>> + 'a> {
-        match self
-            .dataset
-            .internal_named_graphs()
-            .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(graph_names) => Box::new(graph_names.into_iter().map(Some).flat_map(f)),
+        let graph_names = if self.query_terms.contains(term) {
+            // rete: see `query_terms`
+            self.dataset
+                .internal_named_graphs()
+                .map(|g| g.map(Some))
+                .collect::<Result<FxHashSet<_>, _>>()
+        } else {
+            self.find_graphs_where_the_node_is_in(term)
+                .collect::<Result<FxHashSet<_>, _>>()
+        };
+        match graph_names {
+            Ok(graph_names) => Box::new(graph_names.into_iter().flat_map(f)),
             Err(error) => Box::new(once(Err(error))),
         }
+    }
+
+    fn find_graphs_where_the_node_is_in(
+        &self,
+        term: &D::InternalTerm,
+    ) -> impl Iterator<Item = Result<Option<D::InternalTerm>, QueryEvaluationError>> + use<'a, D>
+    {
+        self.dataset
+            .internal_quads_for_pattern(Some(term), None, None, None)
+            .chain(
+                self.dataset
+                    .internal_quads_for_pattern(None, None, Some(term), None),
+            )
+            .map(|q| Ok(q?.graph_name))
     }
 }
 
@@ -3711,6 +3794,7 @@ impl<'a, D: QueryableDataset<'a>> Clone for PathEvaluator<'a, D> {
     fn clone(&self) -> Self {
         Self {
             dataset: self.dataset.clone(),
+            query_terms: Rc::clone(&self.query_terms),
         }
     }
 }

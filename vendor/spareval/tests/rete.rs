@@ -125,3 +125,12 @@ fn minus_inside_a_lateral_ignores_the_variables_bound_outside() {
     let query = "SELECT ?a { GRAPH ?g {} LATERAL { GRAPH ?g { ?a <p> <o> MINUS { ?b <p> <o> } } } }";
     assert_eq!(select(&data, query), ["?a=<http://example.org/a>"]);
 }
+
+#[test]
+fn zero_length_path_between_variables_stays_in_the_graph() {
+    // The path is evaluated on its own and joined: ?v bound by VALUES is not a query term.
+    let empty = Dataset::new();
+    assert!(select(&empty, "SELECT * { VALUES ?v { 1 } ?v <p>? ?v }").is_empty());
+    assert!(select(&empty, "SELECT * { VALUES ?v { <a> } ?v <p>* ?w }").is_empty());
+    assert_eq!(select(&empty, "SELECT * { VALUES ?v { <a> } ?v <p>* <a> }"), ["?v=<http://example.org/a>"]);
+}
