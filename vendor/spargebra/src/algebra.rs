@@ -1375,7 +1375,7 @@ impl AggregateExpression {
         }
     }
 
-    fn lookup_used_variables<'a>(&'a self, callback: &mut impl FnMut(&'a Variable)) {
+    pub(crate) fn lookup_used_variables<'a>(&'a self, callback: &mut impl FnMut(&'a Variable)) {
         if let Self::FunctionCall { expr, .. } = self {
             expr.lookup_used_variable(callback);
         }

@@ -691,6 +691,9 @@ fn build_select(
                             variable: variable.clone(),
                             expression,
                         };
+                        // rete: a later SELECT expression may use this one's variable
+                        // (SPARQL 1.2 grouping/select-variable-reuse).
+                        visible.insert(variable.clone());
                         variable
                     }
                 };
@@ -967,6 +970,14 @@ impl ParserState {
 
     fn new_aggregation(&mut self, agg: AggregateExpression) -> Result<Variable, &'static str> {
         let aggregates = self.aggregates.last_mut().ok_or("Unexpected aggregate")?;
+        // rete: an aggregate's argument cannot hold another aggregate (SPARQL 1.1 §18.2.4.1;
+        // SPARQL 1.2 syntax/nested-aggregate-functions). The inner one is already registered
+        // under its variable, so the outer one's argument mentions that variable.
+        let mut nested = false;
+        agg.lookup_used_variables(&mut |v| nested |= aggregates.iter().any(|(a, _)| a == v));
+        if nested {
+            return Err("An aggregate function cannot contain another aggregate function");
+        }
         Ok(aggregates
             .iter()
             .find_map(|(v, a)| (a == &agg).then_some(v))
@@ -2211,7 +2222,11 @@ parser! {
             #[cfg(not(feature = "sparql-12"))]{Err("Triple terms are only available in SPARQL 1.2")}
         }
 
-        rule ExprTripleTermSubject() -> Expression = ExprTripleTermObject()
+        // rete: the subject of a triple term in an expression is an IRI or a variable
+        // (SPARQL 1.2 grammar [137]; syntax-triple-terms-negative/tripleterm-subject-03, -06).
+        rule ExprTripleTermSubject() -> Expression =
+            i:iri() { i.into() } /
+            v:Var() { v.into() }
 
         rule ExprTripleTermObject() -> Expression =
             ExprTripleTerm() /
