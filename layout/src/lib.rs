@@ -16,7 +16,8 @@
 //! ```json
 //! {"name":"qudt","version":"0f3a…","key":"datasets/qudt/0f3a….rete",
 //!  "bytes":1234567,"quads":55541,"published_at":"2026-11-05T10:00:00.000Z",
-//!  "title":"QUDT units","license":"https://creativecommons.org/licenses/by/4.0/"}
+//!  "title":"QUDT units","license":"https://creativecommons.org/licenses/by/4.0/",
+//!  "head":"UkVURQ0KGgo…"}
 //! ```
 //!
 //! `key` is the object to read (a reader MUST use it rather than rebuild the
@@ -26,7 +27,12 @@
 //! unchanged. `title` and `license` copy the file's CARD members of that name
 //! and are present only when the card has them (entries written before they
 //! existed lack them): they let a listing show every dataset without opening
-//! every file. Readers ignore fields they do not know.
+//! every file. `head` is the file's first read (FORMAT.md §1: bytes `[0, 16384)`,
+//! or the whole file when shorter), in standard padded base64: a reader opens
+//! the file from the pointer it has just read, so a cold request's first round
+//! of reads holds both the pointer and the open (~22 KB of JSON instead of
+//! ~300 bytes; entries written before it existed lack it, and a reader then
+//! reads the first 16 KiB itself). Readers ignore fields they do not know.
 //!
 //! A publish writes, in this order: the `.rete` object (a multipart upload,
 //! which becomes visible only when complete), then checks its size and header
@@ -37,6 +43,8 @@
 //! pinned by its ETag; old `.rete` objects stay until `rete gc` removes them,
 //! so a reader that read the previous pointer keeps working.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 
 /// Where every dataset lives in the bucket.
@@ -67,6 +75,9 @@ pub struct VersionEntry {
     /// The card's licence (an IRI or a name), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license: Option<String>,
+    /// The file's first read, base64: see [`VersionEntry::first_read`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
 }
 
 impl VersionEntry {
@@ -91,7 +102,24 @@ impl VersionEntry {
         if !entry.key.starts_with(&dataset_prefix(name)) || !entry.key.ends_with(".rete") {
             return Err(format!("key {:?} is not a .rete file of this dataset", entry.key));
         }
-        Ok(entry)
+        match entry.first_read() {
+            Some(Err(error)) => Err(format!("head is not base64: {error}")),
+            Some(Ok(bytes)) if bytes.len() as u64 > entry.bytes => Err(format!("head holds {} bytes of a {}-byte file", bytes.len(), entry.bytes)),
+            _ => Ok(entry),
+        }
+    }
+
+    /// The file's first read carried in the entry (`head`), `None` when the
+    /// entry has none. The reader checks these bytes as it would the file's
+    /// own: the header and its sections against their checksums, the
+    /// header's content hash against `version`.
+    pub fn first_read(&self) -> Option<Result<Vec<u8>, String>> {
+        self.head.as_ref().map(|head| BASE64.decode(head).map_err(|e| e.to_string()))
+    }
+
+    /// Carries `bytes`, the file's first read, in the entry.
+    pub fn set_first_read(&mut self, bytes: &[u8]) {
+        self.head = Some(BASE64.encode(bytes));
     }
 }
 
@@ -195,6 +223,7 @@ mod tests {
             published_at: "2026-11-05T10:00:00Z".into(),
             title: title.map(str::to_owned),
             license: license.map(str::to_owned),
+            head: None,
         }
     }
 
@@ -221,8 +250,22 @@ mod tests {
         assert_eq!(value["license"], "https://creativecommons.org/licenses/by/4.0/");
         assert_eq!(VersionEntry::from_json(&json, "qudt"), Ok(full));
 
-        // A pointer written before the two members existed, with a member from a later build.
+        // A pointer written before the members existed, with a member from a later build.
         let old = format!(r#"{{"name":"qudt","version":"{V}","key":"datasets/qudt/{V}.rete","bytes":10,"quads":2,"published_at":"2026-11-05T10:00:00Z","later":1}}"#);
         assert_eq!(VersionEntry::from_json(old.as_bytes(), "qudt"), Ok(entry(None, None)));
+    }
+
+    #[test]
+    fn entry_json_carries_the_first_read() {
+        let mut entry = entry(None, None);
+        entry.set_first_read(b"RETE\r\n\x1a\n");
+        let json = entry.to_json();
+        let parsed = VersionEntry::from_json(&json, "qudt").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.first_read(), Some(Ok(b"RETE\r\n\x1a\n".to_vec())));
+        let bad = String::from_utf8(json).unwrap_or_default().replace(parsed.head.as_deref().unwrap_or_default(), "not*base64");
+        assert!(VersionEntry::from_json(bad.as_bytes(), "qudt").is_err_and(|e| e.starts_with("head is not base64")));
+        entry.set_first_read(&[0; 11]);
+        assert!(VersionEntry::from_json(&entry.to_json(), "qudt").is_err_and(|e| e.contains("11 bytes of a 10-byte file")));
+        assert_eq!(self::entry(None, None).first_read(), None);
     }
 }

@@ -347,7 +347,7 @@ fn publish_switch_rollback_gc() {
 }
 
 #[test]
-fn entries_carry_the_cards_title_and_licence() {
+fn entries_carry_the_cards_title_and_licence_and_the_first_read() {
     let server = Server::start();
     let home = tempfile::tempdir().expect("home");
     let dir = tempfile::tempdir().expect("dir");
@@ -363,6 +363,9 @@ fn entries_carry_the_cards_title_and_licence() {
     let pointer = server.pointer("units").expect("current.json");
     assert_eq!(pointer.title.as_deref(), Some("Units of measure"));
     assert_eq!(pointer.license.as_deref(), Some("https://creativecommons.org/licenses/by/4.0/"));
+    // The reader's first read of the file, so the Worker opens it from the pointer.
+    let bytes = std::fs::read(&file).expect("read units.rete");
+    assert_eq!(pointer.first_read(), Some(Ok(bytes[..bytes.len().min(16384)].to_vec())));
     let entry = server.target().get(&layout::entry_key("units", &version)).expect("get").expect("history entry");
     assert_eq!(VersionEntry::from_json(&entry, "units").expect("entry"), pointer, "the history entry is the pointer");
     let listing = json(rete(Some(&server), home.path(), &["ls", "--json"]));
@@ -376,7 +379,7 @@ fn entries_carry_the_cards_title_and_licence() {
 
     // Written before entries recorded them: publishing the same file again adds them and
     // keeps the first publish time.
-    let old = VersionEntry { title: None, license: None, ..pointer.clone() };
+    let old = VersionEntry { title: None, license: None, head: None, ..pointer.clone() };
     let target = server.target();
     for key in [layout::entry_key("units", &version), layout::pointer_key("units")] {
         target.put_bytes(&key, &old.to_json(), "application/json").expect("put old entry");

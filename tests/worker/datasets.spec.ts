@@ -97,7 +97,7 @@ describe("GET /{ds}/card", () => {
     // dataset's pointer (which tests re-read on every request: POINTER_TTL_S = 0).
     const again = await w.fetch("/qudt/card?format=json&x=1");
     expect(counters(again)).toMatchObject({ reads: 1, rounds: 1 });
-    // The pointer alone: ~200 bytes plus the card's title and licence.
+    // The pointer alone, unchanged since the last read: a conditional get, no body.
     expect(counters(again).bytes).toBeLessThan(512);
   });
 

@@ -86,8 +86,9 @@ describe("the Cache API between isolates", () => {
       expect(warm?.status, path).toBe(200);
       expect(warm?.body, path).toBe(cold.body);
       expect(warm?.reads, `${path}: only the pointer from R2`).toBe(1);
-      expect(warm?.bytes, path).toBeLessThan(1024);
-      expect(warm?.cacheHits, path).toBeGreaterThan(0);
+      expect(warm?.bytes, `${path}: the pointer, ~22 KB with the file's first read`).toBeLessThan(24 * 1024);
+      // A request the pointer's head answers alone (the card) has nothing to take from the cache.
+      if (cold.reads > 1) expect(warm?.cacheHits, path).toBeGreaterThan(0);
       expect(warm?.rounds, `${path}: the cache saves reads, not rounds`).toBe(cold.rounds);
     }
   }, 300_000);
@@ -130,7 +131,8 @@ describe("the Cache API between isolates", () => {
     const persist = persistDir();
     const w = await startWorker({}, { persist });
     const file = resolve(FILES, "qudt.rete");
-    const version = await w.publish("qudt", file);
+    // A pointer without the first read, so that the open looks in the cache for it.
+    const version = await w.publish("qudt", file, { head: false });
     // Garbage where the file's first read would be cached.
     const caches = await w.mf.getCaches();
     const key = `https://rete-blocks.invalid/${version}/0-16384`;

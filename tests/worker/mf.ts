@@ -10,6 +10,8 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 /** The .rete files global-setup.ts builds from examples/ and tests/worker/fixtures/. */
 export const FILES = resolve(ROOT, "build/test-worker");
 export const RETE = resolve(ROOT, "target/release/rete");
+/** A reader's first read of a file (FORMAT.md §1), which `rete publish` puts in the pointer. */
+export const FIRST_READ_BYTES = 16384;
 
 /** wrangler.toml's [vars], as the deployed Worker sees them (tests override some). */
 export function wranglerVars(): Record<string, string> {
@@ -39,8 +41,9 @@ export interface Worker {
   /** dispatchFetch with a path on http://rete.test (or a full URL). */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Publishes a .rete file under a name, as `rete publish` does (its card's title and licence
-   * in the entry, when it has them); returns its version. */
-  publish(name: string, file: string): Promise<string>;
+   * in the entry, when it has them, and its first read as `head`; `{ head: false }` writes an
+   * entry from before `head` existed); returns its version. */
+  publish(name: string, file: string, options?: { head?: boolean }): Promise<string>;
   dispose(): Promise<void>;
 }
 
@@ -50,23 +53,57 @@ export const ORIGIN = "http://rete.test";
  * later Worker (a new isolate, as after a restart of `wrangler dev`) opens again. */
 export interface Storage {
   persist?: string;
+  /** Simulated R2 latency (issue 12 §4): every call of the Worker's R2 binding waits this long
+   * before it reaches R2, as a round trip from an edge location to R2 would. Only the test
+   * harness does this (a wrapped binding around the real one, R2_LATENCY_WRAPPER); the
+   * Worker's code is the deployed one. */
+  r2LatencyMs?: number;
 }
+
+/** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
+ * Worker's isolate, that forwards every call to the real bucket (INNER) after LATENCY_MS.
+ * workers-rs accepts a binding by its class name, hence `R2Bucket`. */
+const R2_LATENCY_WRAPPER = `
+const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+class R2Bucket {
+  constructor(inner, ms) { this.inner = inner; this.ms = ms; }
+  async head(...args) { await wait(this.ms); return this.inner.head(...args); }
+  async get(...args) { await wait(this.ms); return this.inner.get(...args); }
+  async put(...args) { await wait(this.ms); return this.inner.put(...args); }
+  async delete(...args) { await wait(this.ms); return this.inner.delete(...args); }
+  async list(...args) { await wait(this.ms); return this.inner.list(...args); }
+  async createMultipartUpload(...args) { await wait(this.ms); return this.inner.createMultipartUpload(...args); }
+  resumeMultipartUpload(...args) { return this.inner.resumeMultipartUpload(...args); }
+}
+export default function (env) {
+  return new R2Bucket(env.INNER, Number(env.LATENCY_MS));
+}
+`;
 
 export async function startWorker(vars: Record<string, string> = {}, storage: Storage = {}): Promise<Worker> {
   const persisted = storage.persist ? { r2Persist: resolve(storage.persist, "r2"), cachePersist: resolve(storage.persist, "cache") } : {};
-  const mf = new Miniflare({
+  const worker = {
     modules: true,
     modulesRoot: resolve(ROOT, "worker/build"),
     scriptPath: resolve(ROOT, "worker/build/index.js"),
-    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+    modulesRules: [{ type: "CompiledWasm" as const, include: ["**/*.wasm"] }],
     compatibilityDate: "2026-04-26",
-    r2Buckets: { BUCKET: "rete" },
-    ...persisted,
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
-  });
+  };
+  const slow = storage.r2LatencyMs !== undefined;
+  const mf = slow
+    ? new Miniflare({
+        ...persisted,
+        workers: [
+          { ...worker, name: "rete", wrappedBindings: { BUCKET: { scriptName: "r2-latency", bindings: { LATENCY_MS: storage.r2LatencyMs ?? 0 } } } },
+          { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
+        ],
+      })
+    : new Miniflare({ ...worker, ...persisted, r2Buckets: { BUCKET: "rete" } });
   await mf.ready;
-  const bucket = await mf.getR2Bucket("BUCKET");
-  const publish = async (name: string, file: string) => {
+  // Publishing goes to the bucket itself, at full speed.
+  const bucket = slow ? await mf.getR2Bucket("INNER", "r2-latency") : await mf.getR2Bucket("BUCKET");
+  const publish = async (name: string, file: string, { head = true }: { head?: boolean } = {}) => {
     const bytes = new Uint8Array(readFileSync(file));
     const version = contentHash(bytes);
     const key = `datasets/${name}/${version}.rete`;
@@ -79,6 +116,7 @@ export async function startWorker(vars: Record<string, string> = {}, storage: St
       quads: Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0x28, true)),
       published_at: "2026-11-21T12:00:00.000Z",
       ...cardMembers(file),
+      ...(head ? { head: Buffer.from(bytes.subarray(0, FIRST_READ_BYTES)).toString("base64") } : {}),
     };
     const json = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
     await bucket.put(`datasets/${name}/versions/${version}.json`, json);

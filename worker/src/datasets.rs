@@ -1,7 +1,10 @@
 //! Datasets as `rete publish` lays them out in R2 (the `rete-layout` crate,
 //! README "R2 layout"): `datasets/NAME/current.json` points at an immutable
-//! `datasets/NAME/<content-hash>.rete`. Pointers are reused for a few
-//! seconds; an opened file's header, INDEX, first read and small sections
+//! `datasets/NAME/<content-hash>.rete`. A pointer carries the file's first
+//! read (`head`, when `rete publish` wrote it), so a cold request opens the
+//! file in the pointer's round. Pointers are reused for a few seconds
+//! (`POINTER_TTL_S`), then read again only if they changed (a conditional
+//! get on their etag); an opened file's header, INDEX, first read and small sections
 //! stay in isolate memory keyed by its object key (decoded blocks in the
 //! block-cache pool, keyed by content hash), so a warm request starts
 //! reading blocks at once.
@@ -87,6 +90,9 @@ pub struct Dataset {
 
 struct Pointer {
     entry: VersionEntry,
+    /// R2's etag of `current.json`: a pointer past its TTL is read again
+    /// only if it changed (it carries the file's first read, ~22 KB).
+    etag: String,
     read_at_ms: f64,
 }
 
@@ -133,9 +139,18 @@ pub async fn pointers(ctx: &Ctx, names: &[String]) -> Vec<Result<VersionEntry, H
 
 async fn read_pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> {
     let key = rete_layout::pointer_key(name);
-    let bytes = ctx.r2.get_small(&key, MAX_POINTER_BYTES).await?.ok_or_else(|| HttpError::NotFound(format!("no dataset named {name:?}")))?;
-    let entry = VersionEntry::from_json(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?;
-    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), read_at_ms: now_ms() }));
+    let known = POINTERS.with(|p| p.borrow().get(name).map(|c| (c.entry.clone(), c.etag.clone())));
+    let small = ctx.r2.get_small(&key, MAX_POINTER_BYTES, known.as_ref().map(|(_, etag)| etag.as_str())).await?;
+    let Some(small) = small else {
+        POINTERS.with(|p| p.borrow_mut().remove(name));
+        return Err(HttpError::NotFound(format!("no dataset named {name:?}")));
+    };
+    let entry = match (small.bytes, known) {
+        (Some(bytes), _) => VersionEntry::from_json(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?,
+        (None, Some((entry, _))) => entry,
+        (None, None) => return Err(HttpError::Internal(format!("{key}: R2 left out a body nobody asked it to"))),
+    };
+    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), etag: small.etag, read_at_ms: now_ms() }));
     Ok(entry)
 }
 
@@ -170,12 +185,24 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
     Ok(Dataset { name: entry.name.clone(), entry, file, unseen_here })
 }
 
-/// One round: the first read from the Cache API when it holds it for this
-/// version, else from R2 (then shared: the header and the whole, checked
-/// sections after it); one more for INDEX when it ends past the first read.
-/// Also says whether the Cache API was found without the first read.
+/// The first read the pointer carries (`head`, written by `rete publish`):
+/// no round of its own, the pointer's round holds it. Else one round: the
+/// first read from the Cache API when it holds it for this version, else
+/// from R2 (then shared: the header and the whole, checked sections after
+/// it). One more for INDEX when it ends past the first read. Also says
+/// whether the location may hold the file's pieces: `false` when the Cache
+/// API was found without the first read.
 async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), HttpError> {
     let key = &entry.key;
+    // `from_json` checked the head decodes. It is checked as R2's bytes would
+    // be (checksums, the content hash against the version); a head that fails
+    // is left for the file's own bytes.
+    if let Some(Ok(head)) = entry.first_read() {
+        match open_first_read(ctx, entry, head, None, Some(entry.bytes)).await {
+            Ok(file) => return Ok((file, true)),
+            Err(error) => worker::console_error!("{key}: the pointer's head does not open the file, reading it instead: {error:?}"),
+        }
+    }
     ctx.usage.count_open_round();
     let first_read = ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) };
     let cache_key = edge_cache::key(&entry.version, first_read);

@@ -17,6 +17,14 @@ pub struct R2 {
     usage: Rc<Usage>,
 }
 
+/// A small whole object, or the news that it has not changed.
+pub struct Small {
+    /// Its bytes; `None` when it still has the etag the reader knew.
+    pub bytes: Option<Vec<u8>>,
+    /// R2's etag of the object.
+    pub etag: String,
+}
+
 /// The first bytes of an object, with what pins the object.
 pub struct Prefix {
     /// The bytes read.
@@ -37,23 +45,36 @@ impl R2 {
         Self { bucket: Rc::new(bucket), usage }
     }
 
-    /// A whole small object (a pointer), `None` when it does not exist.
-    /// Objects larger than `max_bytes` are refused unread.
-    pub async fn get_small(&self, key: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, HttpError> {
+    /// A whole small object (a pointer) and its etag, `None` when it does
+    /// not exist; its bytes are left unread (`bytes: None`) when it still
+    /// has the etag `unless_etag` (R2 answers such a conditional get without
+    /// a body). Objects larger than `max_bytes` are refused unread.
+    pub async fn get_small(&self, key: &str, max_bytes: u64, unless_etag: Option<&str>) -> Result<Option<Small>, HttpError> {
         self.usage.take_subrequest()?;
-        let object = self.bucket.get(key).execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
+        let mut get = self.bucket.get(key);
+        if let Some(etag) = unless_etag {
+            get = get.only_if(Conditional { etag_does_not_match: Some(etag.to_owned()), ..Conditional::default() });
+        }
+        let object = get.execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
         let Some(object) = object else {
             self.usage.count_read(0);
             return Ok(None);
         };
+        let etag = object.etag();
         if object.size() > max_bytes {
             self.usage.count_read(0);
             return Err(HttpError::Storage(format!("{key} is {} bytes, more than the {max_bytes} expected of it", object.size())));
         }
-        let body = object.body().ok_or_else(|| HttpError::Storage(format!("R2 returned {key} without a body")))?;
+        let Some(body) = object.body() else {
+            self.usage.count_read(0);
+            return match unless_etag {
+                Some(unchanged) if unchanged == etag => Ok(Some(Small { bytes: None, etag })),
+                _ => Err(HttpError::Storage(format!("R2 returned {key} without a body"))),
+            };
+        };
         let bytes = body.bytes().await.map_err(|e| storage(&format!("read of {key}"), e))?;
         self.usage.count_read(bytes.len());
-        Ok(Some(bytes))
+        Ok(Some(Small { bytes: Some(bytes), etag }))
     }
 
     /// The first `length` bytes of an object and its etag; `None` when the

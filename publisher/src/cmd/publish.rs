@@ -188,8 +188,11 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
         }
         return Ok(report);
     }
-    // A pointer written before entries carried the card's title and licence is rewritten.
-    let current_is_whole = |c: &VersionEntry| c.version == version && c.key == key && c.title == local.title && c.license == local.license;
+    // A pointer written before entries carried the card's title and licence, or the
+    // file's first read, is rewritten.
+    let current_is_whole = |c: &VersionEntry| {
+        c.version == version && c.key == key && c.title == local.title && c.license == local.license && c.first_read() == Some(Ok(local.first_read.clone()))
+    };
     if current.as_ref().is_some_and(current_is_whole) && target.size(&key)? == Some(local.bytes) {
         report.action = "unchanged";
         return Ok(report);
@@ -231,7 +234,7 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
             Some(entry) if entry.key == key && entry.bytes == local.bytes => entry.published_at.clone(),
             _ => now_rfc3339(),
         };
-        let entry = VersionEntry {
+        let mut entry = VersionEntry {
             name: options.name.clone(),
             version: version.clone(),
             key: key.clone(),
@@ -240,8 +243,10 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
             published_at,
             title: local.title.clone(),
             license: local.license.clone(),
+            head: None,
         };
-        // Rewritten only when it differs (an entry from before title and licence were recorded).
+        entry.set_first_read(&local.first_read);
+        // Rewritten only when it differs (an entry from before title, licence and head were recorded).
         if existing.as_ref() != Some(&entry) {
             target.put_bytes(&entry_key, &entry.to_json(), "application/json")?;
         }
@@ -285,6 +290,8 @@ struct LocalFile {
     bytes: u64,
     header: Header,
     header_bytes: Vec<u8>,
+    /// Bytes `[0, 16384)` (a reader's first read), carried in the version entry.
+    first_read: Vec<u8>,
     /// The card's title and licence, copied into the version entry.
     title: Option<String>,
     license: Option<String>,
@@ -313,9 +320,9 @@ impl LocalFile {
             return Err(rete_core::FormatError::Corrupt { section: "file".into(), offset: 0x10, reason })
                 .with_context(|| format!("{} is damaged; rebuild it", path.display()));
         }
-        prefix.truncate(header.header_length as usize);
+        let header_bytes = prefix[..header.header_length as usize].to_vec();
         let card = crate::cmd::open(path)?.card().with_context(|| format!("cannot read the card of {}", path.display()))?;
-        Ok(Self { bytes, header, header_bytes: prefix, title: card.title, license: card.license })
+        Ok(Self { bytes, header, header_bytes, first_read: prefix, title: card.title, license: card.license })
     }
 }
 
