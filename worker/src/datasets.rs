@@ -194,21 +194,31 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
 /// API was found without the first read.
 async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), HttpError> {
     let key = &entry.key;
+    let first_read = ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) };
+    let cache_key = edge_cache::key(&entry.version, first_read);
+    // A lookup is made only when a read from R2 is left besides.
+    let looked = ctx.usage.subrequests_left() >= 2;
     // `from_json` checked the head decodes. It is checked as R2's bytes would
     // be (checksums, the content hash against the version); a head that fails
-    // is left for the file's own bytes.
+    // is left for the file's own bytes. Whether the location has seen the
+    // file is still asked of the Cache API (a lookup there, no R2 round):
+    // an isolate that finds it has not looks up no block (each lookup would
+    // miss and take a subrequest its cache writes need), and stores the
+    // first read as the sign for the next ones.
     if let Some(Ok(head)) = entry.first_read() {
         match open_first_read(ctx, entry, head, None, Some(entry.bytes)).await {
-            Ok(file) => return Ok((file, true)),
+            Ok(file) => {
+                let seen = !looked || ctx.cache.get(&cache_key).await.is_some();
+                if !seen {
+                    share_first_read(ctx, cache_key, &file);
+                }
+                return Ok((file, seen));
+            }
             Err(error) => worker::console_error!("{key}: the pointer's head does not open the file, reading it instead: {error:?}"),
         }
     }
     ctx.usage.count_open_round();
-    let first_read = ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) };
-    let cache_key = edge_cache::key(&entry.version, first_read);
-    // A lookup is made only when a read from R2 is left besides; an entry
-    // that does not open as this version is left for R2's bytes.
-    let looked = ctx.usage.subrequests_left() >= 2;
+    // An entry that does not open as this version is left for R2's bytes.
     let cached = if looked { ctx.cache.get(&cache_key).await } else { None };
     if let Some(bytes) = cached {
         if let Ok(file) = open_first_read(ctx, entry, bytes, None, None).await {
@@ -219,10 +229,16 @@ async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), 
         HttpError::Changed(format!("{key}, named by the dataset's current.json, does not exist (replaced or collected); retry"))
     })?;
     let file = open_first_read(ctx, entry, prefix.bytes, Some(prefix.etag), Some(prefix.size)).await?;
+    share_first_read(ctx, cache_key, &file);
+    Ok((file, !looked))
+}
+
+/// Stores an opened file's first read in the Cache API: the header and the
+/// whole, checked sections after it.
+fn share_first_read(ctx: &Ctx, cache_key: String, file: &OpenFile) {
     if let Some((_, bytes)) = file.kept.borrow().first() {
         ctx.cache.put_later(cache_key, bytes[..checked_prefix_length(&file.header, bytes)].to_vec());
     }
-    Ok((file, !looked))
 }
 
 /// Decodes a first read (reading INDEX when it ends past it) and checks it
