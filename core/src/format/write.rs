@@ -28,19 +28,21 @@ pub struct Counts {
 }
 
 /// The header for sections laid out in the FORMAT.md §1 order: INDEX, CARD,
-/// SUMMARY (optional), DICTIONARY, the six permutations, then MEMBERS
-/// (optional). Its content hash is zero until [`ContentHasher`] has seen the
+/// AXIOMS and SUMMARY (optional), DICTIONARY, the six permutations, then
+/// MEMBERS (optional). Its content hash is zero until [`ContentHasher`] has seen the
 /// whole file.
 pub fn layout(
     counts: Counts,
     index: SectionSummary,
     card: SectionSummary,
+    axioms: Option<SectionSummary>,
     summary: Option<SectionSummary>,
     dictionary: SectionSummary,
     permutations: [SectionSummary; 6],
     members: Option<SectionSummary>,
 ) -> Header {
     let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card)];
+    kinds.extend(axioms.map(|s| (SectionKind::Axioms, s)));
     kinds.extend(summary.map(|s| (SectionKind::Summary, s)));
     kinds.push((SectionKind::Dictionary, dictionary));
     kinds.extend(permutations.into_iter().enumerate().map(|(p, s)| (SectionKind::Permutation(p as u8), s)));

@@ -19,6 +19,7 @@ pub use keys::{PermutationKeys, RowCursor};
 pub use terms::DictionaryTerms;
 pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, FirstRead, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
+use crate::format::axioms::Axioms;
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
@@ -208,6 +209,15 @@ impl<S: RangeSource> Store<S> {
     pub fn summary(&self) -> Result<Option<Summary>, ReadError> {
         match self.header.section(SectionKind::Summary) {
             Some(&section) => Ok(Some(self.json_section(section, "SUMMARY", MAX_SUMMARY_BYTES)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads and checks the AXIOMS section (FORMAT.md §12), `None` when the
+    /// file has none: one read, none when it lies in the first 16 KiB.
+    pub fn axioms(&self) -> Result<Option<Axioms>, ReadError> {
+        match self.header.section(SectionKind::Axioms) {
+            Some(section) => Ok(Some(Axioms::open_section(section, &self.read_one(section.range())?)?)),
             None => Ok(None),
         }
     }
