@@ -22,7 +22,7 @@ mod dataset;
 mod error;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
-mod tests;
+pub(crate) mod tests;
 
 pub use budget::{Budget, Usage};
 pub use error::{Limit, QueryError, SyntaxError, TextPosition};
