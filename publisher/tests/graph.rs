@@ -185,6 +185,24 @@ fn path_contract_no_path_is_null_with_exit_0_and_a_bad_iri_is_exit_1() {
     assert_eq!(rete(&["reach", file, "--from", "nope", "--via", "http://ex.org/p"]).status.code(), Some(1));
 }
 
+#[test]
+fn tier_0_on_a_real_ontology_reads_only_its_class_axioms() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = build(&example("dbpedia-ontology", "dbpedia-ontology.ttl"), dir.path());
+    let report = json_of(&rete(&["check", file.to_str().unwrap(), "--tier", "0", "--json"]));
+    let (rounds, bytes) = (report["rounds"].as_u64().unwrap(), report["bytes"].as_u64().unwrap());
+    assert!(rounds <= 3 && bytes <= 16384 + 16384, "{rounds} rounds, {bytes} bytes");
+    // The DBpedia ontology puts dbo:Library under Agent and Place, which it declares disjoint.
+    let library = report["findings"].as_array().unwrap().iter().find(|f| f["subject"] == json!("http://dbpedia.org/ontology/Library")).expect("Library is unsatisfiable");
+    assert_eq!(library["kind"], json!("unsatisfiable-class"));
+    let cited: HashSet<[String; 3]> = serde_json::from_value(library["evidence"].clone()).unwrap();
+    let stored: HashSet<[String; 3]> = dump(&file).iter().map(|q| [text(&q.subject.clone().into()), q.predicate.as_str().to_owned(), text(&q.object)]).collect();
+    assert!(cited.is_subset(&stored), "every cited triple is stored");
+    // Tier 1 reads the property axioms too and the same findings stand.
+    let tier1 = json_of(&rete(&["check", file.to_str().unwrap(), "--tier", "1", "--json"]));
+    assert!(tier1["findings"].as_array().unwrap().contains(library));
+}
+
 /// `persons` people, students or professors, with names, ids and advisors,
 /// under an ontology with planted faults: A under disjoint B and C, a
 /// subclass cycle X ⊑ Y ⊑ X, and four instance clashes.

@@ -5,7 +5,7 @@
 //! zstd frame, IRIs listed once and referred to by position.
 
 use super::block;
-use super::header::Section;
+use super::header::{Header, Section, SectionKind};
 use crate::FormatError;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
@@ -131,7 +131,7 @@ impl Axioms {
     /// Decodes the section's decompressed JSON, checking every position
     /// against `terms`; `offset` names the section in errors.
     pub fn decode(raw: &[u8], offset: u64) -> Result<Self, FormatError> {
-        let corrupt = |reason: String| FormatError::corrupt("AXIOMS", offset, reason);
+        let corrupt = |reason: String| FormatError::corrupt("axioms section", offset, reason);
         let axioms: Self = serde_json::from_slice(raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?;
         let count = axioms.terms.len() as u64;
         let positions = [&axioms.subclass_of, &axioms.equivalent_class, &axioms.disjoint_with, &axioms.domain, &axioms.range].into_iter().flatten().flatten().chain(&axioms.functional);
@@ -144,7 +144,7 @@ impl Axioms {
     /// Checks and decodes the sealed bytes of the AXIOMS section: its bound,
     /// checksum and JSON.
     pub fn open_section(section: &Section, sealed: &[u8]) -> Result<Self, FormatError> {
-        let corrupt = |reason: String| FormatError::corrupt("AXIOMS", section.offset, reason);
+        let corrupt = |reason: String| FormatError::corrupt(section.kind.name(), section.offset, reason);
         if section.length > MAX_AXIOMS_BYTES {
             return Err(corrupt(format!("{} bytes is over the {MAX_AXIOMS_BYTES}-byte limit", section.length)));
         }
@@ -171,6 +171,28 @@ impl Axioms {
             range: pairs(&self.range),
         }
     }
+}
+
+/// The axiom sections a reader needs: CLASS AXIOMS, and PROPERTY AXIOMS
+/// too when `properties`; `None` when one is absent.
+pub fn sections(header: &Header, properties: bool) -> Option<Vec<Section>> {
+    let kinds: &[SectionKind] = if properties { &[SectionKind::ClassAxioms, SectionKind::PropertyAxioms] } else { &[SectionKind::ClassAxioms] };
+    kinds.iter().map(|&kind| header.section(kind).copied()).collect()
+}
+
+/// Checks, decodes and joins the sealed bytes of axiom sections.
+pub fn open_sections(sections: &[Section], bodies: &[Vec<u8>]) -> Result<SchemaAxioms<String>, FormatError> {
+    let mut joined = SchemaAxioms::default();
+    for (section, sealed) in sections.iter().zip(bodies) {
+        let part = Axioms::open_section(section, sealed)?.triples();
+        joined.subclass_of.extend(part.subclass_of);
+        joined.equivalent_class.extend(part.equivalent_class);
+        joined.disjoint_with.extend(part.disjoint_with);
+        joined.functional.extend(part.functional);
+        joined.domain.extend(part.domain);
+        joined.range.extend(part.range);
+    }
+    Ok(joined)
 }
 
 #[cfg(test)]
@@ -207,7 +229,7 @@ mod tests {
     #[test]
     fn rejects_positions_past_the_terms() {
         let error = Axioms::decode(br#"{"terms":["http://ex.org/A"],"subclass_of":[[0,1]]}"#, 77).unwrap_err();
-        assert_eq!(error.to_string(), "corrupt AXIOMS at byte 77: term position 1 is past the 1 terms");
+        assert_eq!(error.to_string(), "corrupt axioms section at byte 77: term position 1 is past the 1 terms");
         assert!(Axioms::decode(b"[1]", 0).is_err());
     }
 }

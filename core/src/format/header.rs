@@ -31,8 +31,10 @@ pub enum SectionKind {
     Summary,
     /// Member pages of the summary's communities.
     Members,
-    /// Schema axioms for coherence checks (JSON).
-    Axioms,
+    /// Class axioms for coherence checks (JSON).
+    ClassAxioms,
+    /// Property axioms for coherence checks (JSON).
+    PropertyAxioms,
     /// Dictionary blocks.
     Dictionary,
     /// Quad blocks of one permutation (0..=5).
@@ -47,7 +49,8 @@ impl SectionKind {
             Self::Card => 0x0002,
             Self::Summary => 0x0003,
             Self::Members => 0x0004,
-            Self::Axioms => 0x0006,
+            Self::ClassAxioms => 0x0006,
+            Self::PropertyAxioms => 0x0007,
             Self::Dictionary => 0x0010,
             Self::Permutation(p) => 0x0020 + u16::from(p),
         }
@@ -60,7 +63,8 @@ impl SectionKind {
             0x0002 => Self::Card,
             0x0003 => Self::Summary,
             0x0004 => Self::Members,
-            0x0006 => Self::Axioms,
+            0x0006 => Self::ClassAxioms,
+            0x0007 => Self::PropertyAxioms,
             0x0010 => Self::Dictionary,
             0x0020..=0x0025 => Self::Permutation((code - 0x0020) as u8),
             _ => return None,
@@ -74,7 +78,8 @@ impl SectionKind {
             Self::Card => "CARD".into(),
             Self::Summary => "SUMMARY".into(),
             Self::Members => "MEMBERS".into(),
-            Self::Axioms => "AXIOMS".into(),
+            Self::ClassAxioms => "CLASS AXIOMS".into(),
+            Self::PropertyAxioms => "PROPERTY AXIOMS".into(),
             Self::Dictionary => "DICTIONARY".into(),
             Self::Permutation(p) => match crate::Permutation::from_id(p) {
                 Some(p) => format!("PERMUTATION {}", p.name()),

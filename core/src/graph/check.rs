@@ -17,7 +17,7 @@
 //! tier. Every tier's findings include the lower tiers'.
 
 use super::{Machine, collect_or_missing, term_ids, terms_of};
-use crate::format::axioms::{self, Axioms, SchemaAxioms};
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::read::{Block, BlockKey, GraphFilter, QuadPattern};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId};
 use oxrdf::{NamedNode, Term};
@@ -490,11 +490,12 @@ enum Phase {
 }
 
 impl Check {
-    /// A check of `tier`; `axioms` is the file's AXIOMS section when it has
-    /// one (the host reads it, like the card: `Store::axioms`).
-    pub fn new(tier: Tier, axioms: Option<&Axioms>) -> Self {
+    /// A check of `tier`; `axioms` are the file's axiom sections when it has
+    /// those the tier needs (the host reads them, like the card:
+    /// `Store::axioms(tier >= Tier::Selective)`); else the schema is read from the quads.
+    pub fn new(tier: Tier, axioms: Option<SchemaAxioms<String>>) -> Self {
         let phase = match axioms {
-            Some(axioms) if tier < Tier::WholeGraph => Phase::Section(axioms.triples()),
+            Some(axioms) if tier < Tier::WholeGraph => Phase::Section(axioms),
             _ => Phase::ReadSchema,
         };
         Self { tier, phase }

@@ -19,7 +19,7 @@ pub use keys::{PermutationKeys, RowCursor};
 pub use terms::DictionaryTerms;
 pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, FirstRead, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
 
-use crate::format::axioms::Axioms;
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
@@ -213,13 +213,13 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
-    /// Reads and checks the AXIOMS section (FORMAT.md §12), `None` when the
-    /// file has none: one read, none when it lies in the first 16 KiB.
-    pub fn axioms(&self) -> Result<Option<Axioms>, ReadError> {
-        match self.header.section(SectionKind::Axioms) {
-            Some(section) => Ok(Some(Axioms::open_section(section, &self.read_one(section.range())?)?)),
-            None => Ok(None),
-        }
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §12) and, with
+    /// `properties`, the PROPERTY AXIOMS section, in one read (none when they
+    /// lie in the first 16 KiB); `None` when one of them is absent.
+    pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
+        let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
+        let ranges: Vec<ByteRange> = sections.iter().map(|s| s.range()).collect();
+        Ok(Some(axioms::open_sections(&sections, &self.source.read_ranges(&ranges)?)?))
     }
 
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,

@@ -1,13 +1,12 @@
 //! `rete check`: coherence findings in tiers (`rete_core::graph::check`),
-//! each with the stored triples that prove it. Tier 0 reads the AXIOMS
-//! section only (FORMAT.md §12), usually inside the open's first read.
+//! each with the stored triples that prove it. Tier 0 reads the CLASS
+//! AXIOMS section only (FORMAT.md §12), often inside the open's first read.
 
 use super::graph::run_rounds;
 use crate::source::Location;
 use anyhow::Result;
 use rete_core::ReadError;
-use rete_core::format::axioms::Axioms;
-use rete_core::format::header::SectionKind;
+use rete_core::format::axioms;
 use rete_core::graph::check::{Check, Tier};
 use rete_core::graph::term_text;
 use std::io::Write;
@@ -17,11 +16,12 @@ use std::path::Path;
 pub fn run(location: &Path, tier: Tier, json: bool, mut out: impl Write) -> Result<()> {
     let location = Location::open(location)?;
     let (report, stats) = run_rounds(&location, |store, rounds| {
-        let axioms = match (store.axioms(), store.header().section(SectionKind::Axioms)) {
-            (Err(ReadError::Missing(_)), Some(section)) => Some(Axioms::open_section(section, &rounds.read(section.range())?)?),
+        let properties = tier >= Tier::Selective;
+        let axioms = match (store.axioms(properties), axioms::sections(store.header(), properties)) {
+            (Err(ReadError::Missing(_)), Some(sections)) => Some(axioms::open_sections(&sections, &rounds.read(&sections.iter().map(|s| s.range()).collect::<Vec<_>>())?)?),
             (result, _) => result?,
         };
-        rounds.run(store, &mut Check::new(tier, axioms.as_ref()))
+        rounds.run(store, &mut Check::new(tier, axioms))
     })?;
     let findings: Vec<serde_json::Value> = report
         .findings
@@ -43,7 +43,7 @@ pub fn run(location: &Path, tier: Tier, json: bool, mut out: impl Write) -> Resu
             writeln!(out, "\t{}", parts.join("\t"))?;
         }
     }
-    let source = if report.from_section { "the AXIOMS section" } else { "the quads" };
+    let source = if report.from_section { "the axiom sections" } else { "the quads" };
     writeln!(out, "# tier {}: {} findings; schema from {source}; {} rounds, {} bytes", tier as u8, findings.len(), stats.rounds, stats.bytes)?;
     Ok(())
 }

@@ -35,11 +35,11 @@ impl Rounds<'_> {
         Ok(output)
     }
 
-    /// Reads one range outside the blocks (a section), as one round.
-    pub fn read(&mut self, range: rete_core::ByteRange) -> Result<Vec<u8>> {
-        let bytes = self.location.read_ranges(&[range])?.into_iter().next().unwrap_or_default();
-        self.stats = self.stats + RoundStats { rounds: 1, requests: 1, bytes: bytes.len() as u64 };
-        Ok(bytes)
+    /// Reads ranges outside the blocks (sections), as one round.
+    pub fn read(&mut self, ranges: &[rete_core::ByteRange]) -> Result<Vec<Vec<u8>>> {
+        let bodies = self.location.read_ranges(ranges)?;
+        self.stats = self.stats + RoundStats { rounds: 1, requests: ranges.len() as u64, bytes: bodies.iter().map(|b| b.len() as u64).sum() };
+        Ok(bodies)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The AXIOMS section (FORMAT.md §12): the schema axioms coherence checks
+//! The CLASS AXIOMS and PROPERTY AXIOMS sections (FORMAT.md §12): the schema axioms coherence checks
 //! read, gathered from the PSO and POS orders just written (one prefix scan
 //! per axiom predicate), between IRIs only. Its own file so that `rete
 //! build` calls it in one line, beside the card and the summary.
@@ -9,9 +9,9 @@ use rete_core::TermId;
 use rete_core::format::axioms::{self, Axioms, MAX_AXIOMS_BYTES, SchemaAxioms};
 use rete_core::format::block;
 
-/// The sealed section, or `None` when the axioms would not fit its bound
-/// (readers then take them from the quads).
-pub fn build(lookup: &mut Lookup, first_blank_id: TermId) -> Result<Option<Vec<u8>>> {
+/// The sealed CLASS AXIOMS and PROPERTY AXIOMS sections; `None` for one
+/// that would not fit its bound (readers then take it from the quads).
+pub fn build(lookup: &mut Lookup, first_blank_id: TermId) -> Result<[Option<Vec<u8>>; 2]> {
     let is_iri = |id: TermId| id < first_blank_id;
     let mut pairs = |predicate: &str, reflexive: bool| -> Result<Vec<[String; 2]>> {
         let Some(p) = lookup.id(predicate) else { return Ok(Vec::new()) };
@@ -39,9 +39,17 @@ pub fn build(lookup: &mut Lookup, first_blank_id: TermId) -> Result<Option<Vec<u
             }
         }
     }
-    let sealed = block::compress(&serde_json::to_vec(&Axioms::from_triples(&triples))?)?;
+    let SchemaAxioms { subclass_of, equivalent_class, disjoint_with, functional, domain, range } = triples;
+    let classes = SchemaAxioms { subclass_of, equivalent_class, disjoint_with, ..SchemaAxioms::default() };
+    let properties = SchemaAxioms { functional, domain, range, ..SchemaAxioms::default() };
+    Ok([seal(&classes, "class")?, seal(&properties, "property")?])
+}
+
+/// One section, or `None` (with a warning) when it would pass its bound.
+fn seal(axioms: &SchemaAxioms<String>, what: &str) -> Result<Option<Vec<u8>>> {
+    let sealed = block::compress(&serde_json::to_vec(&Axioms::from_triples(axioms))?)?;
     if sealed.len() as u64 > MAX_AXIOMS_BYTES {
-        eprintln!("rete: warning: the schema's axioms take {} bytes, over the AXIOMS section's {MAX_AXIOMS_BYTES}: left out; checks will read them from the quads", sealed.len());
+        eprintln!("rete: warning: the schema's {what} axioms take {} bytes, over the section's {MAX_AXIOMS_BYTES}: left out; checks will read them from the quads", sealed.len());
         return Ok(None);
     }
     Ok(Some(sealed))

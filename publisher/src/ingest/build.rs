@@ -263,7 +263,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
         plain_summary(&index_sealed),
         plain_summary(&card_sealed),
-        axioms_sealed.as_deref().map(plain_summary),
+        axioms_sealed.each_ref().map(|a| a.as_deref().map(plain_summary)),
         Some(plain_summary(&summary.summary)),
         dictionary.summary,
         permutation_summaries,
@@ -277,7 +277,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         writer.write_all(&header_bytes)?;
         writer.write_all(&index_sealed)?;
         writer.write_all(&card_sealed)?;
-        writer.write_all(axioms_sealed.as_deref().unwrap_or_default())?;
+        for axioms in axioms_sealed.iter().flatten() {
+            writer.write_all(axioms)?;
+        }
         writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
