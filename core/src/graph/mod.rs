@@ -20,7 +20,7 @@ pub use frontier::{Direction, Edges};
 
 use crate::read::{RoundOptions, RoundStats, run_in_rounds};
 use crate::{RangeSource, ReadError, Store, TermId};
-use oxrdf::{Term, TermRef};
+use oxrdf::{NamedNode, Term, TermRef};
 
 /// A graph computation driven in rounds.
 pub trait Machine {
@@ -55,6 +55,19 @@ pub fn run<S: RangeSource, M: Machine>(
 /// one round fetches all their blocks.
 pub(crate) fn term_ids<S: RangeSource>(store: &Store<S>, terms: &[Term]) -> Result<Option<Vec<Option<TermId>>>, ReadError> {
     collect_or_missing(terms.iter().map(|term| store.term_id(term.as_ref())))
+}
+
+/// The ids of `nodes` (`None` for one the dataset lacks) and of
+/// `predicates` (ascending, distinct, absent ones dropped), in one pass so
+/// that one round fetches every dictionary block they need.
+pub(crate) fn resolve<S: RangeSource>(store: &Store<S>, nodes: &[Term], predicates: &[NamedNode]) -> Result<Option<(Vec<Option<TermId>>, Vec<TermId>)>, ReadError> {
+    let terms: Vec<Term> = nodes.iter().cloned().chain(predicates.iter().cloned().map(Term::from)).collect();
+    let Some(ids) = term_ids(store, &terms)? else { return Ok(None) };
+    let (node_ids, predicate_ids) = ids.split_at(nodes.len());
+    let mut predicate_ids: Vec<TermId> = predicate_ids.iter().flatten().copied().collect();
+    predicate_ids.sort_unstable();
+    predicate_ids.dedup();
+    Ok(Some((node_ids.to_vec(), predicate_ids)))
 }
 
 /// The terms of `ids`, or `Ok(None)` when a dictionary block was missing

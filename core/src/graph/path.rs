@@ -7,7 +7,7 @@
 //! search (only the source side moves) is kept for comparison.
 
 use super::frontier::{Direction, Edges, read_level};
-use super::{Machine, term_ids, terms_of};
+use super::{Machine, resolve, terms_of};
 use crate::{RangeSource, ReadError, Store, TermId};
 use oxrdf::{NamedNode, Term};
 use rustc_hash::FxHashMap;
@@ -74,15 +74,9 @@ impl Machine for Path {
         loop {
             match &mut self.phase {
                 Phase::Resolve => {
-                    let predicates: Vec<Term> = self.options.predicates.iter().cloned().map(Term::from).collect();
-                    let Some(ends) = term_ids(store, &self.ends)? else { return Ok(None) };
-                    let Some(predicate_ids) = term_ids(store, &predicates)? else { return Ok(None) };
-                    let predicates = (!predicates.is_empty()).then(|| {
-                        let mut ids: Vec<TermId> = predicate_ids.into_iter().flatten().collect();
-                        ids.sort_unstable();
-                        ids.dedup();
-                        ids
-                    });
+                    let Some((ends, ids)) = resolve(store, &self.ends, &self.options.predicates)? else { return Ok(None) };
+                    // No predicate given: every predicate.
+                    let predicates = (!self.options.predicates.is_empty()).then_some(ids);
                     let direction = if self.options.undirected { Direction::Both } else { Direction::Forward };
                     self.phase = match (ends[0], ends[1]) {
                         _ if self.ends[0] == self.ends[1] => Phase::Decode { triples: Some(Vec::new()), visited: 1 },

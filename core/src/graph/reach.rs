@@ -8,7 +8,7 @@
 //! result as one after the other.
 
 use super::frontier::{Direction, Edges, Level, read_level};
-use super::{Machine, term_ids, terms_of};
+use super::{Machine, resolve, terms_of};
 use crate::{RangeSource, ReadError, Store, TermId};
 use oxrdf::{NamedNode, Term};
 use rustc_hash::FxHashMap;
@@ -78,16 +78,6 @@ impl Reach {
     pub fn new(seeds: Vec<Term>, options: ReachOptions) -> Self {
         Self { seeds, options, phase: Phase::Resolve }
     }
-
-    /// Nodes reached so far, all seeds together (with repeats across seeds):
-    /// how much work the search has done.
-    pub fn reached_so_far(&self) -> u64 {
-        match &self.phase {
-            Phase::Search(search) => search.words.iter().flat_map(|w| &w.counts).sum(),
-            Phase::Decode { counts, .. } => counts.iter().sum(),
-            _ => 0,
-        }
-    }
 }
 
 impl Machine for Reach {
@@ -97,12 +87,7 @@ impl Machine for Reach {
         loop {
             match &mut self.phase {
                 Phase::Resolve => {
-                    let predicates: Vec<Term> = self.options.predicates.iter().cloned().map(Term::from).collect();
-                    let Some(seed_ids) = term_ids(store, &self.seeds)? else { return Ok(None) };
-                    let Some(predicate_ids) = term_ids(store, &predicates)? else { return Ok(None) };
-                    let mut predicates: Vec<TermId> = predicate_ids.into_iter().flatten().collect();
-                    predicates.sort_unstable();
-                    predicates.dedup();
+                    let Some((seed_ids, predicates)) = resolve(store, &self.seeds, &self.options.predicates)? else { return Ok(None) };
                     let edges = Edges { predicates: Some(predicates), direction: self.options.direction };
                     let words = seed_ids.chunks(64).map(Word::new).collect();
                     self.phase = Phase::Search(Search { edges, words, depth: 0 });

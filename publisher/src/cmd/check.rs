@@ -16,8 +16,10 @@ use std::path::Path;
 pub fn run(location: &Path, tier: Tier, json: bool, mut out: impl Write) -> Result<()> {
     let location = Location::open(location)?;
     let (report, stats) = run_rounds(&location, |store, rounds| {
+        // Tier 2 reads its schema from the quads; the others from the sections, when present.
         let properties = tier >= Tier::Selective;
         let axioms = match (store.axioms(properties), axioms::sections(store.header(), properties)) {
+            _ if tier == Tier::WholeGraph => None,
             (Err(ReadError::Missing(_)), Some(sections)) => Some(axioms::open_sections(&sections, &rounds.read(&sections.iter().map(|s| s.range()).collect::<Vec<_>>())?)?),
             (result, _) => result?,
         };
