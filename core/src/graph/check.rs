@@ -537,7 +537,14 @@ impl Machine for Check {
                     let mut findings = analysis.schema_findings();
                     if self.tier > Tier::Schema {
                         let feeds = Feeds::new(&analysis);
-                        let facts = if self.tier == Tier::Selective { selective_facts(store, &feeds)? } else { whole.step(store, &feeds)? };
+                        // No disjointness and no functional property: no quad can make a finding.
+                        let facts = if feeds.relevant.is_empty() && feeds.functional.is_empty() {
+                            Some(Facts::default())
+                        } else if self.tier == Tier::Selective {
+                            selective_facts(store, &feeds)?
+                        } else {
+                            whole.step(store, &feeds)?
+                        };
                         let Some(mut facts) = facts else { return Ok(None) };
                         findings.extend(analysis.instance_findings(&mut facts));
                     }
