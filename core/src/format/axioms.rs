@@ -1,4 +1,4 @@
-//! The AXIOMS section (FORMAT.md §12): the schema axioms coherence checks
+//! The AXIOMS section (FORMAT.md §13): the schema axioms coherence checks
 //! need (subclass, equivalent and disjoint classes, functional properties,
 //! domains and ranges) apart from the instances, so that the schema-only
 //! check reads one small section whatever the dataset's size. JSON in one
@@ -10,7 +10,7 @@ use crate::FormatError;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
-/// FORMAT.md §12: the largest AXIOMS section.
+/// FORMAT.md §13: the largest AXIOMS section.
 pub const MAX_AXIOMS_BYTES: u64 = 256 * 1024;
 
 /// `rdf:type`.
@@ -101,7 +101,7 @@ impl<T> SchemaAxioms<T> {
 }
 
 impl Axioms {
-    /// Lists IRI axioms the FORMAT.md §12 way: terms once, ascending; pairs
+    /// Lists IRI axioms the FORMAT.md §13 way: terms once, ascending; pairs
     /// sorted, without duplicates or reflexive subclass/equivalence pairs.
     pub fn from_triples(triples: &SchemaAxioms<String>) -> Self {
         let mut terms: Vec<&str> = triples.terms().map(String::as_str).collect();

@@ -1,6 +1,6 @@
 //! Coherence checks in tiers, each finding proved by stored triples.
 //!
-//! - Tier 0 reads only the schema axioms (the AXIOMS section, FORMAT.md §12:
+//! - Tier 0 reads only the schema axioms (the AXIOMS section, FORMAT.md §13:
 //!   a few KB whatever the number of instances): unsatisfiable classes (a
 //!   class under two disjoint classes, through `rdfs:subClassOf` and
 //!   `owl:equivalentClass`) and `rdfs:subClassOf` cycles.
@@ -479,6 +479,8 @@ pub struct Check {
 }
 
 enum Phase {
+    /// The axiom sections the tier needs, when the file has them.
+    Axioms,
     /// Tier 0 over the section's IRIs; tier 1 resolves them to ids first.
     Section(SchemaAxioms<String>),
     /// The schema from the quads.
@@ -490,14 +492,11 @@ enum Phase {
 }
 
 impl Check {
-    /// A check of `tier`; `axioms` are the file's axiom sections when it has
-    /// those the tier needs (the host reads them, like the card:
-    /// `Store::axioms(tier >= Tier::Selective)`); else the schema is read from the quads.
-    pub fn new(tier: Tier, axioms: Option<SchemaAxioms<String>>) -> Self {
-        let phase = match axioms {
-            Some(axioms) if tier < Tier::WholeGraph => Phase::Section(axioms),
-            _ => Phase::ReadSchema,
-        };
+    /// A check of `tier`. Tiers 0 and 1 read the schema from the axiom
+    /// sections (`Store::axioms`) when the file has them, tier 2 and files
+    /// without them from the quads.
+    pub fn new(tier: Tier) -> Self {
+        let phase = if tier < Tier::WholeGraph { Phase::Axioms } else { Phase::ReadSchema };
         Self { tier, phase }
     }
 }
@@ -508,6 +507,12 @@ impl Machine for Check {
     fn step<S: RangeSource>(&mut self, store: &Store<S>) -> Result<Option<Report>, ReadError> {
         loop {
             match &mut self.phase {
+                Phase::Axioms => {
+                    self.phase = match store.axioms(self.tier >= Tier::Selective) {
+                        Err(ReadError::Missing(_)) => return Ok(None),
+                        result => result?.map_or(Phase::ReadSchema, Phase::Section),
+                    };
+                }
                 Phase::Section(schema) if self.tier == Tier::Schema => {
                     let vocabulary = Vocabulary::iris();
                     let findings = Analysis::new(schema, &vocabulary).schema_findings();
@@ -587,7 +592,7 @@ fn selective_facts<S: RangeSource>(store: &Store<S>, feeds: &Feeds) -> Result<Op
 }
 
 /// The schema from the quads: one pattern per axiom predicate, keeping
-/// axioms between IRIs (FORMAT.md §12 lists the same ones).
+/// axioms between IRIs (FORMAT.md §13 lists the same ones).
 fn read_schema<S: RangeSource>(store: &Store<S>) -> Result<Option<(SchemaAxioms<TermId>, Vocabulary<TermId>)>, ReadError> {
     let iris = Vocabulary::iris();
     let terms: Vec<Term> = iris.list().iter().map(|i| Term::from(NamedNode::new_unchecked((*i).clone()))).collect();

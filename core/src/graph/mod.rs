@@ -11,6 +11,7 @@
 //! reads the blocks of every node of a level together, and they keep their
 //! own state between steps: a level's blocks are released once it is done.
 
+pub mod answer;
 pub mod check;
 mod frontier;
 pub mod path;

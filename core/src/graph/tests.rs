@@ -206,7 +206,7 @@ fn tier_one_and_tier_two_agree_and_cite_stored_triples() {
     let file = fixture::from_trig(trig);
     let mut reports = Vec::new();
     for tier in [Tier::Schema, Tier::Selective, Tier::WholeGraph] {
-        let (report, _) = in_rounds(&file, &mut Check::new(tier, None));
+        let (report, _) = in_rounds(&file, &mut Check::new(tier));
         let summary: Vec<(FindingKind, String)> = report.findings.iter().map(|f| (f.kind, f.subject.to_string())).collect();
         reports.push((summary, report.findings));
     }

@@ -251,13 +251,15 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
-    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §12) and, with
-    /// `properties`, the PROPERTY AXIOMS section, in one read (none when they
-    /// lie in the first 16 KiB); `None` when one of them is absent.
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
+    /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
+    /// the held pieces); `None` when one of them is absent. Both are asked
+    /// for even after a miss, so that one round fetches them.
     pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
         let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
-        let ranges: Vec<ByteRange> = sections.iter().map(|s| s.range()).collect();
-        Ok(Some(axioms::open_sections(&sections, &self.source.read_ranges(&ranges)?)?))
+        let reads: Vec<Result<Vec<u8>, ReadError>> = sections.iter().map(|s| self.read_one(s.range())).collect();
+        let bodies = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(axioms::open_sections(&sections, &bodies)?))
     }
 
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,

@@ -2,11 +2,11 @@
 //! (`rete_core::graph::path`), each step a triple as it is stored, read
 //! where the file sits in rounds.
 
-use super::graph::{node_argument, run_rounds};
+use super::graph::{node_argument, run_machine};
 use crate::source::Location;
 use anyhow::{Result, anyhow};
 use rete_core::graph::path::{Path, PathOptions};
-use rete_core::graph::term_text;
+use rete_core::graph::answer;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -38,21 +38,18 @@ pub fn run(args: &PathArgs, mut out: impl Write) -> Result<()> {
     let predicates = args.via.iter().map(|p| node_argument(p, "--via")?.try_into().map_err(|_| anyhow!(super::InvalidNode(format!("--via {p:?} is a blank node; give a predicate IRI"))))).collect::<Result<Vec<_>>>()?;
     let location = Location::open(&args.location)?;
     let mut search = Path::new(from, to, PathOptions { predicates, undirected: args.undirected, max_depth: args.max_depth, unidirectional: args.unidirectional });
-    let (found, stats) = run_rounds(&location, |store, rounds| rounds.run(store, &mut search))?;
-    let steps: Option<Vec<[String; 3]>> = found.path.map(|path| path.iter().map(|t| [term_text(t[0].as_ref()), term_text(t[1].as_ref()), term_text(t[2].as_ref())]).collect());
+    let (found, stats) = run_machine(&location, &mut search)?;
+    let answer = answer::path(&found, stats);
     if args.json {
-        let json = match &steps {
-            Some(steps) => serde_json::json!({"length": steps.len(), "path": steps, "visited": found.visited, "rounds": stats.rounds, "bytes": stats.bytes}),
-            None => serde_json::json!({"length": null, "visited": found.visited, "rounds": stats.rounds, "bytes": stats.bytes}),
-        };
-        serde_json::to_writer(&mut out, &json)?;
+        serde_json::to_writer(&mut out, &answer)?;
         writeln!(out)?;
     } else {
-        match &steps {
+        match answer["path"].as_array() {
             Some(steps) => {
                 writeln!(out, "length {}", steps.len())?;
-                for [s, p, o] in steps {
-                    writeln!(out, "{s}\t{p}\t{o}")?;
+                for step in steps {
+                    let parts: Vec<&str> = step.as_array().into_iter().flatten().filter_map(|t| t.as_str()).collect();
+                    writeln!(out, "{}", parts.join("\t"))?;
                 }
             }
             None => writeln!(out, "no path{}", args.max_depth.map(|d| format!(" of length {d} or less")).unwrap_or_default())?,

@@ -3,11 +3,11 @@
 //! where the file sits in rounds (a local file and a URL alike), with what
 //! the reads cost.
 
-use super::graph::{node_argument, run_rounds};
+use super::graph::{node_argument, run_machine};
 use crate::source::Location;
 use anyhow::{Context, Result};
 use rete_core::graph::reach::{Reach, ReachOptions};
-use rete_core::graph::{Direction, term_text};
+use rete_core::graph::{Direction, answer};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -53,26 +53,15 @@ pub fn run(args: &ReachArgs, mut out: impl Write) -> Result<()> {
     }
     let seed_terms = seeds.iter().map(|s| node_argument(s, "--from")).collect::<Result<Vec<_>>>()?;
     let predicates = args.via.iter().map(|p| node_argument(p, "--via")?.try_into().map_err(|_| anyhow::anyhow!(super::InvalidNode(format!("--via {p:?} is a blank node; give a predicate IRI"))))).collect::<Result<Vec<_>>>()?;
-    let from: Vec<String> = seed_terms.iter().map(|t| term_text(t.as_ref())).collect();
     let location = Location::open(&args.location)?;
-    let mut reach = Reach::new(seed_terms, ReachOptions { predicates, direction: args.direction, max_depth: args.max_depth, members: args.members, parallel: args.parallel });
-    let (results, stats) = run_rounds(&location, |store, rounds| rounds.run(store, &mut reach))?;
-    let seeds_json: Vec<serde_json::Value> = from
-        .iter()
-        .zip(&results)
-        .map(|(from, result)| {
-            let mut seed = serde_json::json!({"from": from, "reached": result.reached});
-            if let Some(members) = &result.members {
-                seed["members"] = members.iter().map(|t| term_text(t.as_ref())).collect();
-            }
-            seed
-        })
-        .collect();
+    let mut reach = Reach::new(seed_terms.clone(), ReachOptions { predicates, direction: args.direction, max_depth: args.max_depth, members: args.members, parallel: args.parallel });
+    let (results, stats) = run_machine(&location, &mut reach)?;
+    let answer = answer::reach(&seed_terms, &results, stats);
     if args.json {
-        serde_json::to_writer(&mut out, &serde_json::json!({"seeds": seeds_json, "rounds": stats.rounds, "requests": stats.requests, "bytes": stats.bytes}))?;
+        serde_json::to_writer(&mut out, &answer)?;
         writeln!(out)?;
     } else {
-        for seed in &seeds_json {
+        for seed in answer["seeds"].as_array().into_iter().flatten() {
             writeln!(out, "{}\t{}", seed["reached"], seed["from"].as_str().unwrap_or_default())?;
             for member in seed["members"].as_array().into_iter().flatten() {
                 writeln!(out, "\t{}", member.as_str().unwrap_or_default())?;

@@ -1,4 +1,4 @@
-//! The CLASS AXIOMS and PROPERTY AXIOMS sections (FORMAT.md §12): the schema axioms coherence checks
+//! The CLASS AXIOMS and PROPERTY AXIOMS sections (FORMAT.md §13): the schema axioms coherence checks
 //! read, gathered from the PSO and POS orders just written (one prefix scan
 //! per axiom predicate), between IRIs only. Its own file so that `rete
 //! build` calls it in one line, beside the card and the summary.
