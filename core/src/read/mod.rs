@@ -17,7 +17,7 @@ mod terms;
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
 pub use keys::{PermutationKeys, RowCursor};
-pub use terms::DictionaryTerms;
+pub use terms::{DictionaryTerms, TermCursor};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, open_in_rounds, run_in_rounds};
 
 use crate::format::axioms::{self, SchemaAxioms};
@@ -104,6 +104,13 @@ pub enum Block {
     Dictionary(Arc<DictionaryTerms>),
     /// Keys of a permutation block (kept as its columns).
     Permutation(Arc<PermutationKeys>),
+}
+
+/// The dictionary block a run of [`Store::term_in`] read last, and where.
+#[derive(Debug, Default)]
+pub struct TermReader {
+    block: Option<(usize, Arc<DictionaryTerms>)>,
+    cursor: TermCursor,
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -312,7 +319,34 @@ impl<S: RangeSource> Store<S> {
 
     /// The term of an id.
     pub fn term(&self, id: TermId) -> Result<Term, ReadError> {
-        Ok(term::decode_term(&self.encoded_term(id)?)?)
+        self.term_in(id, &mut TermReader::default())
+    }
+
+    /// The term of an id, read through `reader`: ids in the block it read
+    /// last need no cache lookup, and ids in order step on from the last
+    /// one ([`DictionaryTerms::get_at`]).
+    pub fn term_in(&self, id: TermId, reader: &mut TermReader) -> Result<Term, ReadError> {
+        let holds = |number: usize| {
+            let entry = &self.index.dictionary[number];
+            id >= entry.first_id && id - entry.first_id < entry.term_count
+        };
+        let (number, block) = match reader.block.take() {
+            Some((number, block)) if holds(number) => (number, block),
+            _ => {
+                let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
+                    FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
+                })?;
+                reader.cursor.forget();
+                (number, self.dictionary_block(number)?)
+            }
+        };
+        let entry = &self.index.dictionary[number];
+        let term = match block.get_at((id - entry.first_id) as usize, &mut reader.cursor) {
+            Some(encoded) => term::decode_term(encoded).map_err(ReadError::from),
+            None => Err(FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()),
+        };
+        reader.block = Some((number, block));
+        term
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a

@@ -5,6 +5,7 @@
 
 pub(crate) mod fixture;
 mod rounds;
+mod scoping;
 
 use super::*;
 use crate::results::{ResultFormat, write_answer};
