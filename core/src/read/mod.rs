@@ -20,6 +20,7 @@ pub use keys::{PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
@@ -255,6 +256,17 @@ impl<S: RangeSource> Store<S> {
             Some(&section) => Ok(Some(self.json_section(section, "SUMMARY", MAX_SUMMARY_BYTES)?)),
             None => Ok(None),
         }
+    }
+
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
+    /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
+    /// the held pieces); `None` when one of them is absent. Both are asked
+    /// for even after a miss, so that one round fetches them.
+    pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
+        let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
+        let reads: Vec<Result<Vec<u8>, ReadError>> = sections.iter().map(|s| self.read_one(s.range())).collect();
+        let bodies = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(axioms::open_sections(&sections, &bodies)?))
     }
 
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,

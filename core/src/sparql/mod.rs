@@ -26,7 +26,7 @@ mod graph_scope;
 mod memo;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
-mod tests;
+pub(crate) mod tests;
 
 pub use budget::{Budget, Usage};
 pub use error::{Limit, QueryError, SyntaxError, TextPosition};
