@@ -13,6 +13,7 @@ mod error;
 pub mod format;
 pub mod read;
 pub mod results;
+pub mod search;
 pub mod sparql;
 
 pub use error::{FormatError, ReadError, ReadLimit};

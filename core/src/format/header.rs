@@ -31,6 +31,10 @@ pub enum SectionKind {
     Summary,
     /// Member pages of the summary's communities.
     Members,
+    /// The label search index's root (FORMAT.md §12).
+    Search,
+    /// The label search index's posting blocks (FORMAT.md §12).
+    SearchBlocks,
     /// Dictionary blocks.
     Dictionary,
     /// Quad blocks of one permutation (0..=5).
@@ -45,6 +49,8 @@ impl SectionKind {
             Self::Card => 0x0002,
             Self::Summary => 0x0003,
             Self::Members => 0x0004,
+            Self::Search => 0x0005,
+            Self::SearchBlocks => 0x0006,
             Self::Dictionary => 0x0010,
             Self::Permutation(p) => 0x0020 + u16::from(p),
         }
@@ -57,6 +63,8 @@ impl SectionKind {
             0x0002 => Self::Card,
             0x0003 => Self::Summary,
             0x0004 => Self::Members,
+            0x0005 => Self::Search,
+            0x0006 => Self::SearchBlocks,
             0x0010 => Self::Dictionary,
             0x0020..=0x0025 => Self::Permutation((code - 0x0020) as u8),
             _ => return None,
@@ -70,6 +78,8 @@ impl SectionKind {
             Self::Card => "CARD".into(),
             Self::Summary => "SUMMARY".into(),
             Self::Members => "MEMBERS".into(),
+            Self::Search => "SEARCH".into(),
+            Self::SearchBlocks => "SEARCH BLOCKS".into(),
             Self::Dictionary => "DICTIONARY".into(),
             Self::Permutation(p) => match crate::Permutation::from_id(p) {
                 Some(p) => format!("PERMUTATION {}", p.name()),
