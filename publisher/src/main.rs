@@ -82,6 +82,7 @@ fn run(cli: Cli) -> Result<()> {
             cmd::query::run(&file, &args, std::io::stdout().lock())
         }
         Command::Cost { file, query, query_file, json } => cmd::cost::run(&file, &cmd::cost::query_text(query, query_file)?, json, std::io::stdout().lock()),
+        Command::Search { file, query, lang, limit, json } => cmd::search::run(&file, &query, lang.as_deref(), limit, json, std::io::stdout().lock()),
         Command::Publish(args) => {
             let options = args.to_options(std::io::stderr().is_terminal())?;
             if let Some(threads) = args.threads {

@@ -84,7 +84,7 @@ pub struct KeyPostings {
     /// Postings of this key in the data; more than `postings.len()` when the
     /// writer kept only the best (FORMAT.md §12.3).
     pub total: u64,
-    /// Postings in [`Posting::rank_key`] order.
+    /// Postings in (label, subject) order.
     pub postings: Vec<Posting>,
 }
 
@@ -276,9 +276,10 @@ impl PostingBlock {
             if key.is_empty() || (i > 0 && key.as_slice() <= previous) {
                 return Err(fail(format!("key {i} is empty or out of order")));
             }
-            let total = cursor.varint().map_err(corrupt)?;
-            let stored = cursor.count(4).map_err(corrupt)?;
-            if stored as u64 > total {
+            let stored_and_flag = cursor.varint().map_err(corrupt)?;
+            let stored = usize::try_from(stored_and_flag >> 1).map_err(|_| fail(format!("key {i} stores too many postings")))?;
+            let total = if stored_and_flag & 1 == 1 { cursor.varint().map_err(corrupt)? } else { stored as u64 };
+            if stored as u64 > total || stored > raw.len() {
                 return Err(fail(format!("key {i} stores {stored} of {total} postings")));
             }
             let mut columns = [const { Vec::new() }; 4];
@@ -288,8 +289,13 @@ impl PostingBlock {
                     column.push(cursor.varint().map_err(corrupt)?);
                 }
             }
-            let [subjects, labels, weights, lengths] = columns;
-            let postings = (0..stored).map(|j| Posting { subject: subjects[j], label: labels[j], weight: weights[j], length: lengths[j] }).collect();
+            let [labels, subjects, weights, lengths] = columns;
+            let mut label: TermId = 0;
+            let mut postings = Vec::with_capacity(stored);
+            for j in 0..stored {
+                label = label.checked_add(labels[j]).ok_or_else(|| fail(format!("key {i}: label id overflows")))?;
+                postings.push(Posting { subject: subjects[j], label, weight: weights[j], length: lengths[j] });
+            }
             keys.push(KeyPostings { key, total, postings });
         }
         if !cursor.is_empty() {
@@ -315,16 +321,25 @@ impl PostingBlock {
     }
 }
 
-/// Bytes one key adds to a block (front-coded against `previous`).
+/// Bytes one key adds to a block (front-coded against `previous`). Its
+/// postings must be in (label, subject) order (FORMAT.md §12.3).
 #[cfg(feature = "write")]
 pub fn encode_key(out: &mut Vec<u8>, previous: &[u8], key: &KeyPostings) {
     let shared = shared_prefix(previous, &key.key);
     varint::put(out, shared as u64);
     varint::put(out, (key.key.len() - shared) as u64);
     out.extend_from_slice(&key.key[shared..]);
-    varint::put(out, key.total);
-    varint::put(out, key.postings.len() as u64);
-    for column in [|p: &Posting| p.subject, |p: &Posting| p.label, |p: &Posting| p.weight, |p: &Posting| p.length] {
+    let stored = key.postings.len() as u64;
+    varint::put(out, stored << 1 | u64::from(!key.is_complete()));
+    if !key.is_complete() {
+        varint::put(out, key.total);
+    }
+    let mut previous_label = 0;
+    for posting in &key.postings {
+        varint::put(out, posting.label - previous_label);
+        previous_label = posting.label;
+    }
+    for column in [|p: &Posting| p.subject, |p: &Posting| p.weight, |p: &Posting| p.length] {
         for posting in &key.postings {
             varint::put(out, column(posting));
         }

@@ -22,6 +22,9 @@ pub const MAX_PREFIX_BLOCKS: usize = 2;
 /// Added to a hit's weight when every query word matched a whole word of
 /// its label ("lincoln" before "lincolnshire"): the weight of twice the links.
 pub const WHOLE_WORD_BONUS: u64 = 16;
+/// Added to a hit's weight in proportion to the share of its label the query
+/// covers ("place" before "populated place"): 32 when it is all of it.
+pub const COVERAGE_BONUS: u64 = 32;
 /// Most hits one search returns.
 pub const MAX_LIMIT: usize = 1000;
 /// Words of a query beyond this many are ignored (and the answer says it was cut).
@@ -87,7 +90,8 @@ pub struct SearchHit {
     pub subject: Term,
     /// The label that matched (a literal).
     pub label: Term,
-    /// The rank score: the subject's weight (FORMAT.md §12.4), plus
+    /// The rank score: the subject's weight (FORMAT.md §12.4), plus up to
+    /// [`COVERAGE_BONUS`] for the share of the label the query covers, plus
     /// [`WHOLE_WORD_BONUS`] when every word matched whole.
     pub score: u64,
 }
@@ -129,7 +133,8 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
     let blocks = read_blocks(store, plans.iter().flat_map(|plan| plan.blocks.clone()))?;
     let matches: Vec<WordMatches> = plans.iter().map(|plan| plan.matches(&blocks)).collect();
     let Some(driver) = driver(&matches) else { return Ok(SearchAnswer::default()) };
-    let mut candidates = intersect(&matches, driver, languages.as_deref());
+    let query_chars = request.words.iter().map(|w| w.word.chars().count() as u64 + 1).sum::<u64>() - 1;
+    let mut candidates = intersect(&matches, driver, languages.as_deref(), query_chars);
     // An incomplete set other than the driver cannot be intersected: its words are checked on the label's text.
     let needs_text = matches.iter().enumerate().any(|(i, m)| i != driver && !m.complete);
     let named = if needs_text { request.limit.saturating_mul(CHECK_FACTOR) } else { request.limit };
@@ -144,7 +149,7 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
             continue;
         }
         let whole = request.words.iter().all(|w| words.contains(&w.word));
-        hits.push(SearchHit { subject: subject.clone(), label: label.clone(), score: candidate.posting.weight + if whole { WHOLE_WORD_BONUS } else { 0 } });
+        hits.push(SearchHit { subject: subject.clone(), label: label.clone(), score: candidate.score + if whole { WHOLE_WORD_BONUS } else { 0 } });
     }
     hits.sort_by(|a, b| b.score.cmp(&a.score));
     // When every named candidate was a hit, more may have followed.
@@ -220,6 +225,8 @@ struct WordMatches {
 /// A (subject, label) pair every complete word matched.
 struct Candidate {
     posting: Posting,
+    /// Weight and coverage: the score before the label's text is known.
+    score: u64,
 }
 
 /// The word whose pairs are the candidates: the smallest complete set, or
@@ -232,17 +239,18 @@ fn driver(matches: &[WordMatches]) -> Option<usize> {
 /// The driver's pairs that every other complete set holds too, in a language
 /// asked for; ranked, one per subject. Incomplete sets are checked later on
 /// the label's text.
-fn intersect(matches: &[WordMatches], driver: usize, languages: Option<&[RangeInclusive<TermId>]>) -> Vec<Candidate> {
-    let mut postings: Vec<Posting> = matches[driver]
+fn intersect(matches: &[WordMatches], driver: usize, languages: Option<&[RangeInclusive<TermId>]>, query_chars: u64) -> Vec<Candidate> {
+    let mut candidates: Vec<Candidate> = matches[driver]
         .postings
         .iter()
         .filter(|(pair, _)| matches.iter().filter(|m| m.complete).all(|m| m.postings.contains_key(pair)))
         .filter(|(_, p)| languages.is_none_or(|ranges| ranges.iter().any(|r| r.contains(&p.label))))
-        .map(|(_, p)| *p)
+        .map(|(_, &posting)| Candidate { posting, score: posting.weight + COVERAGE_BONUS * query_chars.min(posting.length) / posting.length.max(1) })
         .collect();
-    postings.sort_by_key(Posting::rank_key);
+    candidates.sort_by_key(|c| (std::cmp::Reverse(c.score), c.posting.length, c.posting.subject, c.posting.label));
     let mut seen = HashSet::new();
-    postings.into_iter().filter(|p| seen.insert(p.subject)).map(|posting| Candidate { posting }).collect()
+    candidates.retain(|c| seen.insert(c.posting.subject));
+    candidates
 }
 
 /// Reads every listed posting block, asking for all of them before

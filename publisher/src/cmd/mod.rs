@@ -8,6 +8,7 @@ pub mod query;
 pub mod ls;
 pub mod publish;
 pub mod rollback;
+pub mod search;
 pub mod verify;
 
 use crate::r2::{self, TargetOptions, catalog, layout};
