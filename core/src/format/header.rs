@@ -10,7 +10,7 @@ pub const MAGIC: [u8; 8] = *b"RETE\r\n\x1a\n";
 /// The major version this build reads and writes.
 pub const MAJOR_VERSION: u16 = 1;
 /// The minor version this build writes.
-pub const MINOR_VERSION: u16 = 1;
+pub const MINOR_VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const FIXED_HEADER_BYTES: usize = 0x60;
 /// Size of one section table entry.
