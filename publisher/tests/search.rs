@@ -185,3 +185,36 @@ fn large_prefixes_read_their_prefix_list_and_searches_stay_within_three_rounds()
         assert!(i % 8 == 4 && (i % 97).to_string().starts_with('5'), "{iri}");
     }
 }
+
+#[test]
+fn sparql_text_query_is_answered_from_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    people(dir.path());
+    let d = dir.path();
+    let select = |query: &str| -> Vec<Vec<String>> {
+        let answer = json(&rete(&["query", "people.rete", query], d));
+        let vars: Vec<String> = answer["head"]["vars"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
+        answer["results"]["bindings"].as_array().unwrap().iter().map(|row| vars.iter().map(|v| row[v]["value"].as_str().unwrap_or("").to_owned()).collect()).collect()
+    };
+    const PREFIXES: &str = "PREFIX text: <http://jena.apache.org/text#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> PREFIX skos: <http://www.w3.org/2004/02/skos/core#> PREFIX : <http://example.org/>\n";
+    // Lucene's form: a word matches whole unless it ends with *.
+    let rows = select(&format!("{PREFIXES}SELECT ?s WHERE {{ ?s text:query \"lincoln\" }} ORDER BY ?s"));
+    assert_eq!(rows, [["http://example.org/lincoln"], ["http://example.org/lincoln-ne"]]);
+    let rows = select(&format!("{PREFIXES}SELECT ?s WHERE {{ ?s text:query (\"linc*\" 10) }} ORDER BY ?s"));
+    assert_eq!(rows.len(), 4);
+    // A property keeps the hits whose label is a value of it; score and label come out; the rest of the pattern joins.
+    let rows = select(&format!("{PREFIXES}SELECT ?s ?label ?n WHERE {{ (?s ?score ?label) text:query (skos:prefLabel \"linc*\") . {{ SELECT ?s (COUNT(?w) AS ?n) WHERE {{ ?w :about ?s }} GROUP BY ?s }} }}"));
+    assert_eq!(rows, [["http://example.org/lincoln-ne", "Lincoln, Nebraska", "1"]]);
+    let rows = select(&format!("{PREFIXES}SELECT ?s ?score WHERE {{ (?s ?score) text:query (rdfs:label \"linc*\" \"lang:fr\") }}"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0][0], "http://example.org/lincoln");
+    assert!(rows[0][1].parse::<f64>().unwrap() > 0.0);
+    // Bad arguments are a clear error.
+    let output = rete(&["query", "people.rete", &format!("{PREFIXES}SELECT ?s WHERE {{ ?s text:query (rdfs:label 10) }}")], d);
+    assert_ne!(output.status.code(), Some(0));
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("text:query needs the search text"), "{message}");
+    // Over a file read in rounds (as the Worker and `rete query URL` do): the same rows.
+    let cost = json(&rete(&["cost", "people.rete", &format!("{PREFIXES}SELECT ?s WHERE {{ ?s text:query \"abraham\" }}"), "--json"], d));
+    assert!(cost["rounds"].as_u64().unwrap() <= 3, "{cost}");
+}

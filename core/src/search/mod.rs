@@ -7,6 +7,7 @@
 //! `docs/READ-PATH.md`): the posting blocks in one round, the names in the next.
 
 pub mod normalize;
+pub mod sparql;
 
 use crate::format::search::{KeyPostings, PREFIX_LIST_MARK, Posting, SearchRoot};
 use crate::read::{RangeSource, Store};

@@ -86,6 +86,8 @@ pub enum Answer<'a> {
 /// Evaluates a parsed query over a store.
 pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
     let meter = Arc::new(Meter::new(options.budget.clone()));
+    let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
+    let query = searched.as_ref().unwrap_or(query);
     let hooked;
     let query = if options.budget.is_unlimited() {
         query
