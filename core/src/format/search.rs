@@ -4,7 +4,9 @@
 //! (normalised words, and prefix lists) each with its postings. Encoders and
 //! decoders over byte slices only; lookups are in `crate::search`.
 
-use super::varint::{self, Cursor, CursorError};
+use super::varint::{Cursor, CursorError};
+#[cfg(feature = "write")]
+use super::varint;
 use crate::{ByteRange, FormatError, TermId};
 use std::ops::RangeInclusive;
 

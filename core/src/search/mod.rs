@@ -131,7 +131,7 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
         return Ok(SearchAnswer { hits: Vec::new(), cut: request.words_dropped });
     }
     let plans: Vec<WordPlan> = request.words.iter().map(|word| WordPlan::new(&root, word)).collect();
-    let blocks = read_blocks(store, plans.iter().flat_map(|plan| plan.blocks.clone()))?;
+    let blocks = all_or_missing(plans.iter().flat_map(|plan| plan.blocks.clone()), |n| store.search_block(n))?;
     let matches: Vec<WordMatches> = plans.iter().map(|plan| plan.matches(&blocks)).collect();
     let Some(driver) = driver(&matches) else { return Ok(SearchAnswer::default()) };
     let query_chars = request.words.iter().map(|w| w.word.chars().count() as u64 + 1).sum::<u64>() - 1;
@@ -141,7 +141,7 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
     let named = if needs_text { request.limit.saturating_mul(CHECK_FACTOR) } else { request.limit };
     let mut cut = request.words_dropped || matches.iter().any(|m| !m.complete);
     candidates.truncate(named);
-    let terms = name_all(store, candidates.iter().flat_map(|c| [c.posting.subject, c.posting.label]))?;
+    let terms = all_or_missing(candidates.iter().flat_map(|c| [c.posting.subject, c.posting.label]), |id| store.term(id))?;
     let mut hits = Vec::new();
     for candidate in candidates {
         let (Some(subject), Some(label @ Term::Literal(literal))) = (terms.get(&candidate.posting.subject), terms.get(&candidate.posting.label)) else { continue };
@@ -254,39 +254,22 @@ fn intersect(matches: &[WordMatches], driver: usize, languages: Option<&[RangeIn
     candidates
 }
 
-/// Reads every listed posting block, asking for all of them before
-/// reporting a miss, so that one round fetches them all.
-fn read_blocks<S: RangeSource>(store: &Store<S>, numbers: impl Iterator<Item = usize>) -> Result<HashMap<usize, Arc<crate::format::search::PostingBlock>>, ReadError> {
-    let mut blocks = HashMap::new();
+/// Gets every key, asking for all of them before reporting a miss, so that
+/// one round fetches every block they need.
+fn all_or_missing<K: Copy + Eq + std::hash::Hash, V>(keys: impl Iterator<Item = K>, mut get: impl FnMut(K) -> Result<V, ReadError>) -> Result<HashMap<K, V>, ReadError> {
+    let mut found = HashMap::new();
     let mut missing = None;
-    for number in numbers {
-        if blocks.contains_key(&number) {
+    for key in keys {
+        if found.contains_key(&key) {
             continue;
         }
-        match store.search_block(number) {
-            Ok(block) => _ = blocks.insert(number, block),
+        match get(key) {
+            Ok(value) => _ = found.insert(key, value),
             Err(ReadError::Missing(ranges)) => missing.get_or_insert_with(Vec::new).extend(ranges),
             Err(other) => return Err(other),
         }
     }
-    missing.map_or(Ok(blocks), |ranges| Err(ReadError::Missing(ranges)))
-}
-
-/// The terms of ids, asking for every dictionary block before reporting a miss.
-fn name_all<S: RangeSource>(store: &Store<S>, ids: impl Iterator<Item = TermId>) -> Result<HashMap<TermId, Term>, ReadError> {
-    let mut terms = HashMap::new();
-    let mut missing = None;
-    for id in ids {
-        if terms.contains_key(&id) {
-            continue;
-        }
-        match store.term(id) {
-            Ok(term) => _ = terms.insert(id, term),
-            Err(ReadError::Missing(ranges)) => missing.get_or_insert_with(Vec::new).extend(ranges),
-            Err(other) => return Err(other),
-        }
-    }
-    missing.map_or(Ok(terms), |ranges| Err(ReadError::Missing(ranges)))
+    missing.map_or(Ok(found), |ranges| Err(ReadError::Missing(ranges)))
 }
 
 #[cfg(test)]
