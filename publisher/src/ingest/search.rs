@@ -43,29 +43,29 @@ const POSTING_BYTES: u64 = 8;
 const BYTES_PER_LABEL: usize = 96;
 
 /// The sections the index is built from.
-pub struct SearchInputs<'a> {
+struct SearchInputs<'a> {
     /// Terms.
-    pub dictionary: TempDictionary<'a>,
-    /// SPO, PSO and OSP quads.
-    pub spo: TempQuads<'a>,
+    dictionary: TempDictionary<'a>,
+    /// SPO quads.
+    spo: TempQuads<'a>,
     /// PSO quads.
-    pub pso: TempQuads<'a>,
+    pso: TempQuads<'a>,
     /// OSP quads.
-    pub osp: TempQuads<'a>,
+    osp: TempQuads<'a>,
     /// Ids from here on are blank nodes or literals: not subjects a search returns.
-    pub first_blank_id: TermId,
+    first_blank_id: TermId,
     /// Ids from here on are literals.
-    pub first_literal_id: TermId,
+    first_literal_id: TermId,
 }
 
 /// The built sections and what the card says about them.
-pub struct BuiltSearch {
+struct BuiltSearch {
     /// The SEARCH section: the root, one zstd frame.
-    pub root: Vec<u8>,
+    root: Vec<u8>,
     /// The SEARCH BLOCKS section, a temporary file, and its summary.
-    pub blocks: (File, SectionSummary),
+    blocks: (File, SectionSummary),
     /// The card's `search` member.
-    pub card: rete_core::format::card::CardSearch,
+    card: rete_core::format::card::CardSearch,
 }
 
 /// What `rete build` gets: the sections to write (none with `--no-search` or
@@ -111,7 +111,7 @@ pub fn build_section(
 
 /// Builds the index over the label predicates (defaults and `extra`
 /// IRIs), or `None` with a note when its labels would not fit `memory_bytes`.
-pub fn build(inputs: &mut SearchInputs, extra: &[String], dir: &Path, memory_bytes: usize) -> Result<std::result::Result<BuiltSearch, String>> {
+fn build(inputs: &mut SearchInputs, extra: &[String], dir: &Path, memory_bytes: usize) -> Result<std::result::Result<BuiltSearch, String>> {
     let mut predicate_iris: Vec<&str> = DEFAULT_LABEL_PREDICATES.iter().copied().chain(extra.iter().map(String::as_str)).collect();
     predicate_iris.sort_unstable();
     predicate_iris.dedup();
