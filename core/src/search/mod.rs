@@ -13,6 +13,7 @@ use crate::format::search::{KeyPostings, PREFIX_LIST_MARK, Posting, SearchRoot};
 use crate::read::{RangeSource, Store};
 use crate::{ReadError, TermId};
 use oxrdf::Term;
+use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -106,6 +107,59 @@ pub struct SearchAnswer {
     /// postings are stored, a prefix list shorter than the limit, or words
     /// beyond [`MAX_QUERY_WORDS`].
     pub cut: bool,
+}
+
+/// The JSON of a search, the same from `rete search --json` and from
+/// `GET /{ds}/search` (README "Search"): the hits and what finding them cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchOutput {
+    /// The query as given.
+    pub query: String,
+    /// Hits, best first.
+    pub results: Vec<SearchResult>,
+    /// Whether hits may be missing (see [`SearchAnswer::cut`]).
+    pub cut: bool,
+    /// Sequential rounds of reads, the open included.
+    pub rounds: u64,
+    /// Range requests.
+    pub requests: u64,
+    /// Bytes fetched.
+    pub bytes: u64,
+}
+
+/// One hit as printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResult {
+    /// The resource's IRI (a blank node in N-Triples form).
+    pub iri: String,
+    /// The label that matched.
+    pub label: String,
+    /// The label's language tag, `""` when it has none.
+    pub lang: String,
+    /// The rank score (see [`SearchHit::score`]).
+    pub score: u64,
+}
+
+impl SearchOutput {
+    /// The output for `query`'s answer, with what reading it cost.
+    pub fn new(query: &str, answer: &SearchAnswer, rounds: u64, requests: u64, bytes: u64) -> Self {
+        Self { query: query.to_owned(), results: answer.hits.iter().map(SearchResult::from_hit).collect(), cut: answer.cut, rounds, requests, bytes }
+    }
+}
+
+impl SearchResult {
+    /// A hit as printed.
+    pub fn from_hit(hit: &SearchHit) -> Self {
+        let iri = match &hit.subject {
+            Term::NamedNode(node) => node.as_str().to_owned(),
+            other => other.to_string(),
+        };
+        let (label, lang) = match &hit.label {
+            Term::Literal(literal) => (literal.value().to_owned(), literal.language().unwrap_or_default().to_owned()),
+            other => (other.to_string(), String::new()),
+        };
+        Self { iri, label, lang, score: hit.score }
+    }
 }
 
 /// The search failed for a reason of the file, not of the read.
