@@ -14,6 +14,7 @@ pub mod format;
 pub mod graph;
 pub mod read;
 pub mod results;
+pub mod search;
 pub mod sparql;
 
 pub use error::{FormatError, ReadError, ReadLimit};

@@ -267,6 +267,34 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find resources by name in a .rete file's label search index.
+    ///
+    /// Every word of the query matches the start of a word of a label
+    /// (case, accents and width ignored: "linc" finds "Lincoln", "melis" finds
+    /// "Mélisande"); a hit's label has them all. Hits are ranked by how many
+    /// links point to the resource, then by label length. The file (a path or
+    /// an http(s) URL) is read as a remote host would, in rounds; --json prints
+    /// {"query", "results": [{"iri", "label", "lang", "score"}], "cut", "rounds",
+    /// "requests", "bytes"}; "cut" is true when hits may be missing (a word too
+    /// common to be listed whole).
+    ///
+    /// Example: rete search https://example.org/data.rete 'abr linc' --lang en --json
+    #[command(after_help = EXIT_CODES)]
+    Search {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// The words to look for.
+        query: String,
+        /// Only labels in this language (or a subtag of it: en matches en-GB); "" for labels without a tag.
+        #[arg(long, value_name = "TAG")]
+        lang: Option<String>,
+        /// Most results (one per resource).
+        #[arg(long, default_value_t = 20, value_name = "N")]
+        limit: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write every quad as N-Quads to stdout.
     #[command(after_help = EXIT_CODES)]
     Dump {
@@ -371,7 +399,8 @@ pub struct CardArgs {
     /// The card's title.
     ///
     /// Flags win over a card.toml beside the first input (same keys: title,
-    /// description, license, source, publisher, base_iri), which wins over a
+    /// description, license, source, publisher, base_iri; also
+    /// label_predicates and search, see below), which wins over a
     /// VoID, DCAT or schema.org dataset description found in the data.
     /// Example: --title "Nobel prizes" --license https://creativecommons.org/publicdomain/zero/1.0/
     #[arg(long)]
@@ -396,6 +425,19 @@ pub struct CardArgs {
     /// The schema level (classes, subclasses, class-to-class links) is always built.
     #[arg(long)]
     pub no_pyramid: bool,
+    /// Index the literals of this predicate for `rete search` too (repeatable).
+    ///
+    /// The label search index always takes rdfs:label, skos:prefLabel,
+    /// skos:altLabel, schema:name, dcterms:title, foaf:name and
+    /// skosxl:literalForm; this adds more (card.toml key `label_predicates`,
+    /// a list). Example: --label-predicate http://swat.cse.lehigh.edu/onto/univ-bench.owl#name
+    #[arg(long = "label-predicate", value_name = "IRI", value_parser = parse_iri)]
+    pub label_predicates: Vec<String>,
+    /// Leave the label search index out (smaller file, no `rete search`).
+    ///
+    /// Same as `search = false` in card.toml.
+    #[arg(long)]
+    pub no_search: bool,
 }
 
 impl CardArgs {
@@ -408,6 +450,8 @@ impl CardArgs {
             source: self.source.clone(),
             publisher: self.publisher.clone(),
             base_iri: self.base_iri.clone(),
+            label_predicates: (!self.label_predicates.is_empty()).then(|| self.label_predicates.clone()),
+            search: self.no_search.then_some(false),
         }
     }
 }

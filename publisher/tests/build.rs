@@ -241,6 +241,11 @@ fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
             store.block(BlockKey::Permutation(permutation, n))?;
         }
     }
+    if let Some(root) = store.search_root()? {
+        for n in 0..root.blocks.len() {
+            store.block(BlockKey::Search(n))?;
+        }
+    }
     let mut count = 0;
     for quad in store.quads(QuadPattern { subject: None, predicate: None, object: None, graph: GraphFilter::Any }) {
         for id in quad? {

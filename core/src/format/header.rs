@@ -31,6 +31,10 @@ pub enum SectionKind {
     Summary,
     /// Member pages of the summary's communities.
     Members,
+    /// The label search index's root (FORMAT.md §12).
+    Search,
+    /// The label search index's posting blocks (FORMAT.md §12).
+    SearchBlocks,
     /// Class axioms for coherence checks (JSON).
     ClassAxioms,
     /// Property axioms for coherence checks (JSON).
@@ -49,6 +53,8 @@ impl SectionKind {
             Self::Card => 0x0002,
             Self::Summary => 0x0003,
             Self::Members => 0x0004,
+            Self::Search => 0x0005,
+            Self::SearchBlocks => 0x0008,
             Self::ClassAxioms => 0x0006,
             Self::PropertyAxioms => 0x0007,
             Self::Dictionary => 0x0010,
@@ -63,6 +69,8 @@ impl SectionKind {
             0x0002 => Self::Card,
             0x0003 => Self::Summary,
             0x0004 => Self::Members,
+            0x0005 => Self::Search,
+            0x0008 => Self::SearchBlocks,
             0x0006 => Self::ClassAxioms,
             0x0007 => Self::PropertyAxioms,
             0x0010 => Self::Dictionary,
@@ -78,6 +86,8 @@ impl SectionKind {
             Self::Card => "CARD".into(),
             Self::Summary => "SUMMARY".into(),
             Self::Members => "MEMBERS".into(),
+            Self::Search => "SEARCH".into(),
+            Self::SearchBlocks => "SEARCH BLOCKS".into(),
             Self::ClassAxioms => "CLASS AXIOMS".into(),
             Self::PropertyAxioms => "PROPERTY AXIOMS".into(),
             Self::Dictionary => "DICTIONARY".into(),

@@ -8,6 +8,7 @@ pub mod dictionary;
 pub mod header;
 pub mod index;
 pub mod permutation;
+pub mod search;
 pub mod summary;
 pub mod term;
 pub mod varint;

@@ -642,7 +642,7 @@ fn first_non_iri_id<S: RangeSource>(store: &Store<S>) -> Result<Option<TermId>, 
     let Some((number, ids)) = store.dictionary_block_for_term(AFTER_IRIS) else { return Ok(Some(1)) };
     match store.block(BlockKey::Dictionary(number)) {
         Ok(Block::Dictionary(terms)) => Ok(Some(ids.start + terms.lower_bound(AFTER_IRIS) as u64)),
-        Ok(Block::Permutation(_)) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+        Ok(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
         Err(ReadError::Missing(_)) => Ok(None),
         Err(error) => Err(error),
     }

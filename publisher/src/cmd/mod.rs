@@ -12,6 +12,7 @@ pub mod path;
 pub mod publish;
 pub mod reach;
 pub mod rollback;
+pub mod search;
 pub mod verify;
 
 use crate::r2::{self, TargetOptions, catalog, layout};

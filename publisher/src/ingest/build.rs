@@ -195,6 +195,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let index = Index { dictionary: dictionary_entries, graphs: graph_entries, permutations: permutation_entries };
     let index_sealed = block::compress(&index.encode())?;
     let mut dictionary_file = dictionary.into_file_keep()?;
+    let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
+    let search = super::search::build_section(&mut dictionary_file, &index, &mut permutation_files, first_blank_id, first_literal_id, &search_settings, dir, memory)?;
     let [spo_file, _, pso_file, pos_file, ..] = permutation_files.as_mut_slice() else { bail!("internal error: six permutations expected") };
     let mut lookup = Lookup {
         dictionary: TempDictionary::new(&mut dictionary_file, &index.dictionary),
@@ -246,6 +248,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         namespaces_more,
         // Only the file name: the same data built from another directory gives the same file.
         sources: options.inputs.iter().map(|i| SourceFile { name: i.file_name(), bytes: i.size_bytes() }).collect(),
+        search: search.card,
         extra: Default::default(),
     };
     let card_sealed = seal_card(&mut card)?;
@@ -268,6 +271,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         dictionary.summary,
         permutation_summaries,
         members_summary,
+        search.sections.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
     );
     let mut header_bytes = header.encode();
     let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&output_dir).with_context(|| format!("cannot write in {}", output_dir.display()))?;
@@ -277,13 +281,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         writer.write_all(&header_bytes)?;
         writer.write_all(&index_sealed)?;
         writer.write_all(&card_sealed)?;
+        if let Some((root, _, _)) = &search.sections {
+            writer.write_all(root)?;
+        }
         for axioms in axioms_sealed.iter().flatten() {
             writer.write_all(axioms)?;
         }
         writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
-        for mut file in permutation_files.into_iter().chain(members_file) {
+        for mut file in permutation_files.into_iter().chain(members_file).chain(search.sections.map(|(_, blocks, _)| blocks)) {
             file.rewind()?;
             std::io::copy(&mut file, &mut writer)?;
         }

@@ -10,6 +10,7 @@ pub mod input;
 pub mod metadata;
 pub mod parse;
 pub mod readback;
+pub mod search;
 pub mod sort;
 pub mod stats;
 pub mod summary;
