@@ -106,6 +106,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
     }
     match segments.as_slice() {
         [""] if read => routes::index::handle(ctx).await,
+        ["_search"] if read => routes::search::redirect(ctx),
         [ds] if read && datasets::is_name(ds) && base_iri_of(ctx).is_none() => routes::dataset::handle(ctx, ds).await,
         [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
         [ds, "card"] if read => routes::card::handle(ctx, ds).await,
@@ -113,6 +114,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
         [ds, "summary", "members"] if read => routes::summary::members(ctx, ds).await,
         [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
         [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
+        [ds, "search"] if read => routes::search::handle(ctx, ds).await,
         // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
         [ds, "id", rest @ ..] if read && !rest.is_empty() => {
             let base = ctx.config.base_iris.get(*ds).ok_or_else(|| HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)")))?;
@@ -124,7 +126,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
             None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
         },
         [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource" | "search"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
         _ => Err(HttpError::NotFound(format!("no route for {path}"))),
     }
 }

@@ -169,6 +169,8 @@ pub(crate) fn heap_bytes(block: &Block) -> usize {
     match block {
         Block::Dictionary(block) => block.heap_bytes() + 64,
         Block::Permutation(keys) => keys.heap_bytes() + 64,
+        Block::SearchRoot(root) => root.blocks.iter().map(|b| b.head.capacity() + std::mem::size_of_val(b)).sum::<usize>() + 64,
+        Block::Search(block) => block.heap_bytes() + 64,
     }
 }
 

@@ -20,12 +20,14 @@ pub use keys::{PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
 use crate::format::summary::{self, MAX_SUMMARY_BYTES, MemberPages, Summary};
 use crate::format::index::Index;
 use crate::format::permutation::Permutation;
+use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SearchRoot};
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
@@ -94,6 +96,10 @@ pub enum BlockKey {
     Dictionary(usize),
     /// Block number of a permutation.
     Permutation(Permutation, usize),
+    /// The SEARCH section: the search index's root (FORMAT.md §12.1).
+    SearchRoot,
+    /// Posting block number of the search index (FORMAT.md §12.3).
+    Search(usize),
 }
 
 /// A decoded block.
@@ -103,6 +109,10 @@ pub enum Block {
     Dictionary(Arc<DictionaryTerms>),
     /// Keys of a permutation block (kept as its columns).
     Permutation(Arc<PermutationKeys>),
+    /// The search index's root.
+    SearchRoot(Arc<SearchRoot>),
+    /// Keys and postings of a search block.
+    Search(Arc<PostingBlock>),
 }
 
 /// The dictionary block a run of [`Store::term_in`] read last, and where.
@@ -132,6 +142,8 @@ pub struct Store<S> {
     /// Pieces of the file in memory, read before the source is asked: the
     /// first read, and sections fed by the host (see [`Store::hold`]).
     held: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
+    /// The search index's root once read: it places the posting blocks.
+    search_root: RefCell<Option<Arc<SearchRoot>>>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -189,6 +201,7 @@ impl<S: RangeSource> Store<S> {
             missing_ranges: RefCell::default(),
             misses: Cell::new(0),
             held: RefCell::default(),
+            search_root: RefCell::default(),
         }
     }
 
@@ -257,6 +270,17 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
+    /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
+    /// the held pieces); `None` when one of them is absent. Both are asked
+    /// for even after a miss, so that one round fetches them.
+    pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
+        let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
+        let reads: Vec<Result<Vec<u8>, ReadError>> = sections.iter().map(|s| self.read_one(s.range())).collect();
+        let bodies = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(axioms::open_sections(&sections, &bodies)?))
+    }
+
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,
     /// ascending. Two reads: the node's page directory, then the page.
     pub fn member_page(&self, members: &MemberPages, page: u64) -> Result<Vec<TermId>, ReadError> {
@@ -291,6 +315,28 @@ impl<S: RangeSource> Store<S> {
         }
         let raw = block::decompress(&bytes, max_bytes * 64).map_err(corrupt)?;
         Ok(serde_json::from_slice(&raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?)
+    }
+
+    /// The search index's root (FORMAT.md §12.1), `None` when the file has
+    /// no SEARCH section. Read like a block (usually from the first read);
+    /// it places the posting blocks ([`BlockKey::Search`]).
+    pub fn search_root(&self) -> Result<Option<Arc<SearchRoot>>, ReadError> {
+        if self.header.section(SectionKind::Search).is_none() {
+            return Ok(None);
+        }
+        let Block::SearchRoot(root) = self.block(BlockKey::SearchRoot)? else {
+            return Err(ReadError::Source("cache returned the wrong block kind".into()));
+        };
+        *self.search_root.borrow_mut() = Some(root.clone());
+        Ok(Some(root))
+    }
+
+    /// The posting block `number` of the search index (its root read first).
+    pub fn search_block(&self, number: usize) -> Result<Arc<PostingBlock>, ReadError> {
+        match self.block(BlockKey::Search(number))? {
+            Block::Search(block) => Ok(block),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
+        }
     }
 
     /// The id of a term, or `None` when the dataset does not contain it.
@@ -395,6 +441,8 @@ impl<S: RangeSource> Store<S> {
         match key {
             BlockKey::Dictionary(n) => self.index.dictionary.get(n).map(|e| e.range),
             BlockKey::Permutation(p, n) => self.index.permutations[usize::from(p.id())].get(n).map(|e| e.range),
+            BlockKey::SearchRoot => self.header.section(SectionKind::Search).map(|s| s.range()),
+            BlockKey::Search(n) => self.search_root.borrow().as_ref()?.blocks.get(n).map(|e| e.range),
         }
     }
 
@@ -518,14 +566,14 @@ impl<S: RangeSource> Store<S> {
     fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryTerms>, ReadError> {
         match self.block(BlockKey::Dictionary(number))? {
             Block::Dictionary(block) => Ok(block),
-            Block::Permutation(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
         }
     }
 
     pub(crate) fn permutation_block(&self, permutation: Permutation, number: usize) -> Result<Arc<PermutationKeys>, ReadError> {
         match self.block(BlockKey::Permutation(permutation, number))? {
             Block::Permutation(keys) => Ok(keys),
-            Block::Dictionary(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
         }
     }
 
@@ -535,12 +583,19 @@ impl<S: RangeSource> Store<S> {
         let name = || match key {
             BlockKey::Dictionary(n) => format!("dictionary block {n}"),
             BlockKey::Permutation(p, n) => format!("{} block {n}", p.name()),
+            BlockKey::SearchRoot => "SEARCH".into(),
+            BlockKey::Search(n) => format!("SEARCH block {n}"),
         };
         if sealed.len() as u64 != range.length {
             return Err(FormatError::corrupt(name(), range.offset, format!("read {} bytes of {}: file truncated", sealed.len(), range.length)));
         }
-        let raw = block::open(sealed, &name, range.offset)?;
+        // The root is one zstd frame under the section checksum, like INDEX; blocks are sealed.
+        let raw = match key {
+            BlockKey::SearchRoot => return Ok(Block::SearchRoot(Arc::new(self.decode_search_root(sealed)?))),
+            _ => block::open(sealed, &name, range.offset)?,
+        };
         Ok(match key {
+            BlockKey::SearchRoot => return Err(FormatError::corrupt("SEARCH", range.offset, "decoded twice")),
             BlockKey::Dictionary(n) => {
                 let block = DictionaryTerms::decode(&raw, &name(), range.offset)?;
                 if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0).as_deref() != Some(&self.index.dictionary[n].head[..]) {
@@ -556,7 +611,27 @@ impl<S: RangeSource> Store<S> {
                 }
                 Block::Permutation(Arc::new(keys))
             }
+            BlockKey::Search(n) => {
+                let block = PostingBlock::decode(&raw, &name(), range.offset)?;
+                let root = self.search_root.borrow();
+                let entry = root.as_ref().and_then(|root| root.blocks.get(n));
+                if entry.is_none_or(|e| block.keys.len() as u64 != e.key_count || block.keys.first().map(|k| &k.key) != Some(&e.head)) {
+                    return Err(FormatError::corrupt(name(), range.offset, "does not match its SEARCH entry"));
+                }
+                Block::Search(Arc::new(block))
+            }
         })
+    }
+
+    /// Checks and decodes the SEARCH section's bytes (FORMAT.md §12.1).
+    fn decode_search_root(&self, sealed: &[u8]) -> Result<SearchRoot, FormatError> {
+        let section = self.header.required(SectionKind::Search)?;
+        let corrupt = |reason: String| FormatError::corrupt("SEARCH", section.offset, reason);
+        if xxh3_64(sealed) != section.checksum {
+            return Err(corrupt("checksum mismatch".into()));
+        }
+        let raw = block::decompress(sealed, MAX_SEARCH_ROOT_RAW_BYTES).map_err(corrupt)?;
+        SearchRoot::decode(&raw, self.header.required(SectionKind::SearchBlocks)?.range(), section.offset)
     }
 
     /// A range that is not a block (a section, a page of one): from the held

@@ -25,6 +25,11 @@ pub struct Metadata {
     pub publisher: Option<String>,
     /// IRI under which the dataset's resources live.
     pub base_iri: Option<String>,
+    /// Predicates whose literals the search index takes as labels, besides
+    /// the usual ones (`--label-predicate`, key `label_predicates`).
+    pub label_predicates: Option<Vec<String>>,
+    /// `false` leaves the search index out (`--no-search`, key `search`).
+    pub search: Option<bool>,
 }
 
 /// The file name looked for beside the first input.
@@ -40,6 +45,15 @@ impl Metadata {
             source: self.source.or(fallback.source),
             publisher: self.publisher.or(fallback.publisher),
             base_iri: self.base_iri.or(fallback.base_iri),
+            // Label predicates add up: the flags' and card.toml's are all indexed.
+            label_predicates: match (self.label_predicates, fallback.label_predicates) {
+                (Some(mut mine), Some(theirs)) => {
+                    mine.extend(theirs);
+                    Some(mine)
+                }
+                (mine, theirs) => mine.or(theirs),
+            },
+            search: self.search.or(fallback.search),
         }
     }
 
@@ -54,7 +68,7 @@ impl Metadata {
         toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
-            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri)", path.display(), e.message())
+            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, label_predicates, search)", path.display(), e.message())
         })
     }
 
@@ -78,6 +92,8 @@ impl Metadata {
             source: value(&["source"], &[])?,
             publisher: value(&["publisher"], &[])?,
             base_iri: None,
+            label_predicates: None,
+            search: None,
         })
     }
 }
