@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(init: rete_fuzz::init_build_input(), |data: &[u8]| {
-    rete_fuzz::build_input(data);
+    rete_fuzz::within_time_limit(|| rete_fuzz::build_input(data));
 });

@@ -2,4 +2,4 @@
 //! directories (`rete_fuzz::query_damaged`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(init: rete_fuzz::init_query_damaged(), |data: &[u8]| rete_fuzz::query_damaged(data));
+libfuzzer_sys::fuzz_target!(init: rete_fuzz::init_query_damaged(), |data: &[u8]| rete_fuzz::within_time_limit(|| rete_fuzz::query_damaged(data)));

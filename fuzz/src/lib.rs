@@ -5,7 +5,7 @@
 //! panic, an abort (the allocation limit), a hang or a broken invariant
 //! asserted here is a finding. README.md says how to run the campaigns.
 
-pub mod alloc_limit;
+pub mod limits;
 mod bases;
 mod build;
 mod damage;
@@ -13,12 +13,13 @@ mod repair;
 mod walk;
 
 pub use build::{Built, build_input, init as init_build_input};
+pub use limits::within_time_limit;
 pub use damage::{Damage, init as init_query_damaged, query, query_damaged};
 pub use repair::repair;
 pub use walk::walk;
 
 #[global_allocator]
-static ALLOCATOR: alloc_limit::Limited = alloc_limit::Limited;
+static ALLOCATOR: limits::Limited = limits::Limited;
 
 /// Target `read_file`: arbitrary bytes as a `.rete` file, read every way a
 /// host reads one, then read again with their checksums repaired (so that

@@ -39,8 +39,8 @@ fn build_input_regressions() {
 #[test]
 fn undamaged_base_files_answer_every_query() {
     for base in 0..3u8 {
-        for first in (0..60u8).step_by(2) {
-            rete_fuzz::query(rete_fuzz::Damage { base, mutations: Vec::new(), queries: vec![first, first + 1] });
+        for query in 0..40u8 {
+            rete_fuzz::query(rete_fuzz::Damage { base, mutations: Vec::new(), queries: vec![query] });
         }
     }
 }
