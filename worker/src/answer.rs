@@ -8,16 +8,19 @@ use crate::pages;
 use futures_channel::mpsc;
 use futures_util::SinkExt;
 use oxrdf::Triple;
-use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
-use rete_core::results::ResultFormat;
+use oxrdfio::RdfSerializer;
+use rete_core::results::{Capped, ResultFormat};
 use rete_core::sparql::{Answer, QueryError};
-use sparesults::{QueryResultsFormat, QueryResultsSerializer};
+use sparesults::QueryResultsSerializer;
 use std::cell::RefCell;
 use std::io::{self, Write};
 use std::rc::Rc;
 
 /// Bytes sent to the client at a time when streaming.
 const CHUNK_BYTES: usize = 64 << 10;
+
+/// The VoID vocabulary (service description, card).
+pub const VOID: &str = "http://rdfs.org/ns/void#";
 
 /// Why writing stopped.
 #[derive(Debug)]
@@ -58,7 +61,7 @@ impl Write for SharedBuf {
 }
 
 enum Mode {
-    Capture { cap_bytes: usize, kept: Vec<u8>, overflow: bool },
+    Capture(Capped),
     Stream(mpsc::Sender<Result<Vec<u8>, worker::Error>>),
 }
 
@@ -66,27 +69,27 @@ enum Mode {
 pub struct Out {
     buf: SharedBuf,
     mode: Mode,
-    total_bytes: u64,
+    /// Bytes streamed so far.
+    sent_bytes: u64,
 }
 
 impl Out {
     /// Keeps up to `cap_bytes`; past that only counts.
     pub fn capture(cap_bytes: usize) -> Self {
-        Self { buf: SharedBuf::default(), mode: Mode::Capture { cap_bytes, kept: Vec::new(), overflow: false }, total_bytes: 0 }
+        Self { buf: SharedBuf::default(), mode: Mode::Capture(Capped::new(cap_bytes)), sent_bytes: 0 }
     }
 
     /// Sends chunks to a response body.
     pub fn stream(sender: mpsc::Sender<Result<Vec<u8>, worker::Error>>) -> Self {
-        Self { buf: SharedBuf::default(), mode: Mode::Stream(sender), total_bytes: 0 }
+        Self { buf: SharedBuf::default(), mode: Mode::Stream(sender), sent_bytes: 0 }
     }
 
     /// Forgets what a discarded run wrote.
     pub fn reset(&mut self) {
         self.buf.0.borrow_mut().clear();
-        self.total_bytes = 0;
-        if let Mode::Capture { kept, overflow, .. } = &mut self.mode {
-            kept.clear();
-            *overflow = false;
+        self.sent_bytes = 0;
+        if let Mode::Capture(capped) = &mut self.mode {
+            capped.clear();
         }
     }
 
@@ -94,26 +97,24 @@ impl Out {
     pub fn into_captured(mut self) -> Option<Vec<u8>> {
         self.drain_capture();
         match self.mode {
-            Mode::Capture { kept, overflow: false, .. } => Some(kept),
-            _ => None,
+            Mode::Capture(capped) => capped.into_bytes(),
+            Mode::Stream(_) => None,
         }
     }
 
     /// Bytes written so far.
     pub fn total_bytes(&self) -> u64 {
-        self.total_bytes + self.buf.0.borrow().len() as u64
+        let written = match &self.mode {
+            Mode::Capture(capped) => capped.total_bytes(),
+            Mode::Stream(_) => self.sent_bytes,
+        };
+        written + self.buf.0.borrow().len() as u64
     }
 
     fn drain_capture(&mut self) {
-        if let Mode::Capture { cap_bytes, kept, overflow } = &mut self.mode {
+        if let Mode::Capture(capped) = &mut self.mode {
             let mut buf = self.buf.0.borrow_mut();
-            self.total_bytes += buf.len() as u64;
-            if !*overflow && kept.len() + buf.len() <= *cap_bytes {
-                kept.extend_from_slice(&buf);
-            } else {
-                *overflow = true;
-                kept.clear();
-            }
+            let _ = capped.write_all(&buf);
             buf.clear();
         }
     }
@@ -123,11 +124,11 @@ impl Out {
     async fn item_done(&mut self) -> Result<(), WriteFailure> {
         let length = self.buf.0.borrow().len();
         match &mut self.mode {
-            Mode::Capture { .. } => self.drain_capture(),
+            Mode::Capture(_) => self.drain_capture(),
             Mode::Stream(sender) => {
                 if length >= CHUNK_BYTES {
                     let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
-                    self.total_bytes += chunk.len() as u64;
+                    self.sent_bytes += chunk.len() as u64;
                     sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
                 }
             }
@@ -138,11 +139,11 @@ impl Out {
     /// Sends or keeps the rest.
     pub async fn finish(&mut self) -> Result<(), WriteFailure> {
         match &mut self.mode {
-            Mode::Capture { .. } => self.drain_capture(),
+            Mode::Capture(_) => self.drain_capture(),
             Mode::Stream(sender) => {
                 let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
                 if !chunk.is_empty() {
-                    self.total_bytes += chunk.len() as u64;
+                    self.sent_bytes += chunk.len() as u64;
                     sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
                 }
                 sender.close_channel();
@@ -174,29 +175,6 @@ pub struct PageInfo<'a> {
     pub query: &'a str,
 }
 
-fn results_format(format: ResultFormat) -> Option<QueryResultsFormat> {
-    Some(match format {
-        ResultFormat::Json => QueryResultsFormat::Json,
-        ResultFormat::Xml => QueryResultsFormat::Xml,
-        ResultFormat::Csv => QueryResultsFormat::Csv,
-        ResultFormat::Tsv => QueryResultsFormat::Tsv,
-        _ => return None,
-    })
-}
-
-/// The oxrdfio format of a graph result format.
-pub fn rdf_format(format: ResultFormat) -> Option<RdfFormat> {
-    Some(match format {
-        ResultFormat::NTriples => RdfFormat::NTriples,
-        ResultFormat::Turtle => RdfFormat::Turtle,
-        ResultFormat::NQuads => RdfFormat::NQuads,
-        ResultFormat::TriG => RdfFormat::TriG,
-        ResultFormat::JsonLd => RdfFormat::JsonLd { profile: JsonLdProfileSet::empty() },
-        ResultFormat::RdfXml => RdfFormat::RdfXml,
-        _ => return None,
-    })
-}
-
 fn mismatch(format: Format) -> WriteFailure {
     WriteFailure::Io(io::Error::other(format!("format {} cannot hold this answer", format.name())))
 }
@@ -208,7 +186,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
             let variables = solutions.variables().to_vec();
             match format {
                 Format::Rdf(rf) => {
-                    let rf = results_format(rf).ok_or_else(|| mismatch(format))?;
+                    let rf = rf.results_format().ok_or_else(|| mismatch(format))?;
                     let mut serializer = QueryResultsSerializer::from_format(rf).serialize_solutions_to_writer(out.buf.clone(), variables)?;
                     for solution in solutions {
                         serializer.serialize(&solution?)?;
@@ -235,7 +213,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
         }
         Answer::Boolean(value) => match format {
             Format::Rdf(rf) => {
-                let rf = results_format(rf).ok_or_else(|| mismatch(format))?;
+                let rf = rf.results_format().ok_or_else(|| mismatch(format))?;
                 QueryResultsSerializer::from_format(rf).serialize_boolean_to_writer(out.buf.clone(), value)?;
             }
             Format::Html => {
@@ -246,7 +224,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
         },
         Answer::Graph(triples) => match format {
             Format::Rdf(rf) => {
-                let rdf = rdf_format(rf).ok_or_else(|| mismatch(format))?;
+                let rdf = rf.rdf_format().ok_or_else(|| mismatch(format))?;
                 let mut serializer = RdfSerializer::from_format(rdf).for_writer(out.buf.clone());
                 for triple in triples {
                     serializer.serialize_triple(&triple?)?;
@@ -276,7 +254,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
 
 /// Serializes a small graph at once (service descriptions, resource pages).
 pub fn triples_to_bytes(triples: &[Triple], format: ResultFormat, prefixes: &[(&str, &str)]) -> Result<Vec<u8>, io::Error> {
-    let rdf = rdf_format(format).ok_or_else(|| io::Error::other(format!("{format} is not an RDF format")))?;
+    let rdf = format.rdf_format().ok_or_else(|| io::Error::other(format!("{format} is not an RDF format")))?;
     let mut serializer = RdfSerializer::from_format(rdf);
     for (name, iri) in prefixes {
         serializer = serializer.with_prefix(*name, *iri).map_err(io::Error::other)?;

@@ -18,8 +18,8 @@ pub struct Config {
     /// `MAX_TIME_MS`: wall-clock time of one request, checked between
     /// rounds and while evaluating (with the runtime's CPU-limit signal).
     pub max_time_ms: u64,
-    /// `MAX_ROUNDS`: sequential rounds of block reads for one request (the
-    /// pointer and the open, one or two rounds, are not counted).
+    /// `MAX_ROUNDS`: sequential rounds of block reads for one request (core's
+    /// limit; the pointer and the open, a fixed few rounds, are not counted).
     pub max_rounds: u64,
     /// `MAX_READ_BYTES`: bytes read from R2 by one request.
     pub max_read_bytes: u64,
@@ -53,7 +53,7 @@ impl Default for Config {
             max_steps: 10_000_000,
             max_computed_bytes: 16 << 20,
             max_time_ms: 20_000,
-            max_rounds: 256,
+            max_rounds: rete_core::read::DEFAULT_MAX_ROUNDS,
             max_read_bytes: 64 << 20,
             max_r2_requests: 500,
             cache_bytes: 16 << 20,

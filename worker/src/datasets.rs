@@ -1,21 +1,21 @@
 //! Datasets as `rete publish` lays them out in R2 (the `rete-layout` crate,
 //! README "R2 layout"): `datasets/NAME/current.json` points at an immutable
 //! `datasets/NAME/<content-hash>.rete`. Pointers are reused for a few
-//! seconds; an opened file's header, INDEX and first 16 KiB stay in isolate
-//! memory keyed by its object key (decoded blocks in the driver's cache
-//! pool, keyed by content hash), so a warm request starts reading blocks at
-//! once.
+//! seconds; an opened file's header, INDEX, first read and small sections
+//! stay in isolate memory keyed by its object key (decoded blocks in the
+//! block-cache pool, keyed by content hash), so a warm request starts
+//! reading blocks at once.
 
-use crate::config::Config;
+use crate::http::Ctx;
 use crate::http_error::HttpError;
-use crate::r2_source::R2;
+use futures_util::future::join_all;
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
-use rete_core::read::decode_index;
-use rete_core::{ByteRange, Header, SectionKind};
+use rete_core::read::{Opening, decode_index, open_prefix};
+use rete_core::{ByteRange, Header};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub use rete_layout::{ROOT, VersionEntry};
 
@@ -24,6 +24,10 @@ const MAX_POINTER_BYTES: u64 = 64 << 10;
 
 /// Files whose header and INDEX an isolate keeps.
 const MAX_OPEN_FILES: usize = 8;
+
+/// Bytes of sections (CARD past the first read, SUMMARY, member pages) an
+/// opened file keeps between requests.
+const MAX_KEPT_BYTES: u64 = 256 << 10;
 
 /// True for a name `rete publish` accepts.
 pub fn is_name(name: &str) -> bool {
@@ -40,23 +44,26 @@ pub struct OpenFile {
     pub header: Header,
     /// The decoded INDEX.
     pub index: Index,
-    /// Bytes `[0, 16 KiB)`: header, INDEX and usually CARD.
-    pub prefix: Rc<Vec<u8>>,
-    /// Other small ranges read since (CARD past the first 16 KiB…), kept
-    /// up to [`MAX_KEPT_RANGE_BYTES`] in all.
-    pub kept: RefCell<Vec<(ByteRange, Rc<Vec<u8>>)>>,
+    /// Pieces of the file kept for the next requests: the first read
+    /// (header, INDEX, usually CARD), then small sections read since.
+    kept: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
 }
 
-/// Bytes of non-block ranges an opened file keeps between requests.
-pub const MAX_KEPT_RANGE_BYTES: u64 = 256 << 10;
-
 impl OpenFile {
-    /// Keeps a small range read by a request for the next ones.
-    pub fn keep(&self, range: ByteRange, bytes: &Rc<Vec<u8>>) {
+    /// The pieces kept, to give a new store.
+    pub fn kept(&self) -> Vec<(ByteRange, Arc<[u8]>)> {
+        self.kept.borrow().clone()
+    }
+
+    /// Keeps the pieces a request's store held that are not kept yet, while
+    /// they fit in [`MAX_KEPT_BYTES`] beside the first read.
+    pub fn keep(&self, pieces: Vec<(ByteRange, Arc<[u8]>)>) {
         let mut kept = self.kept.borrow_mut();
-        let used: u64 = kept.iter().map(|(r, _)| r.length).sum();
-        if used + range.length <= MAX_KEPT_RANGE_BYTES && !kept.iter().any(|(r, _)| *r == range) {
-            kept.push((range, Rc::clone(bytes)));
+        for (range, bytes) in pieces {
+            let used: u64 = kept.iter().skip(1).map(|(r, _)| r.length).sum();
+            if used + range.length <= MAX_KEPT_BYTES && !kept.iter().any(|(r, _)| *r == range) {
+                kept.push((range, bytes));
+            }
         }
     }
 }
@@ -69,7 +76,7 @@ pub struct Dataset {
     /// The pointer read.
     pub entry: VersionEntry,
     /// The file it points at.
-    pub file: Rc<OpenFile>,
+    pub file: std::rc::Rc<OpenFile>,
 }
 
 struct Pointer {
@@ -80,7 +87,7 @@ struct Pointer {
 thread_local! {
     static POINTERS: RefCell<HashMap<String, Pointer>> = RefCell::new(HashMap::new());
     /// Opened files by object key, most recently used last.
-    static FILES: RefCell<Vec<(String, Rc<OpenFile>)>> = const { RefCell::new(Vec::new()) };
+    static FILES: RefCell<Vec<(String, std::rc::Rc<OpenFile>)>> = const { RefCell::new(Vec::new()) };
 }
 
 fn now_ms() -> f64 {
@@ -94,32 +101,41 @@ pub fn forget(name: &str, key: &str) {
 }
 
 /// The current version of a dataset; 404 when there is none.
-pub async fn pointer(r2: &R2, config: &Config, name: &str) -> Result<VersionEntry, HttpError> {
-    let unknown = || HttpError::NotFound(format!("no dataset named {name:?}"));
-    if !is_name(name) {
-        return Err(unknown());
+pub async fn pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> {
+    pointers(ctx, &[name.to_owned()]).await.pop().unwrap_or_else(|| Err(HttpError::Internal("no pointer read".into())))
+}
+
+/// The current version of each dataset (404 for one that has none), those
+/// the isolate does not hold read together in one round.
+pub async fn pointers(ctx: &Ctx, names: &[String]) -> Vec<Result<VersionEntry, HttpError>> {
+    let ttl_ms = ctx.config.pointer_ttl_s as f64 * 1000.0;
+    let cached = |name: &str| POINTERS.with(|p| p.borrow().get(name).filter(|c| now_ms() - c.read_at_ms < ttl_ms).map(|c| c.entry.clone()));
+    if names.iter().any(|name| is_name(name) && cached(name).is_none()) {
+        ctx.usage.count_open_round();
     }
-    let ttl_ms = config.pointer_ttl_s as f64 * 1000.0;
-    let cached = POINTERS.with(|p| p.borrow().get(name).filter(|c| now_ms() - c.read_at_ms < ttl_ms).map(|c| c.entry.clone()));
-    if let Some(entry) = cached {
-        return Ok(entry);
-    }
-    let key = format!("{ROOT}{name}/current.json");
-    r2.round();
-    let bytes = r2.get_small(&key, MAX_POINTER_BYTES).await?.ok_or_else(unknown)?;
+    join_all(names.iter().map(|name| async move {
+        if !is_name(name) {
+            return Err(HttpError::NotFound(format!("no dataset named {name:?}")));
+        }
+        match cached(name) {
+            Some(entry) => Ok(entry),
+            None => read_pointer(ctx, name).await,
+        }
+    }))
+    .await
+}
+
+async fn read_pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> {
+    let key = rete_layout::pointer_key(name);
+    let bytes = ctx.r2.get_small(&key, MAX_POINTER_BYTES).await?.ok_or_else(|| HttpError::NotFound(format!("no dataset named {name:?}")))?;
     let entry = VersionEntry::from_json(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?;
     POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), read_at_ms: now_ms() }));
     Ok(entry)
 }
 
-/// Opens the file a pointer names (one read of 16 KiB when the isolate has
-/// not seen this version, plus one when INDEX is longer).
-pub async fn open(r2: &R2, entry: VersionEntry) -> Result<Dataset, HttpError> {
-    let file = open_file(r2, &entry).await?;
-    Ok(Dataset { name: entry.name.clone(), entry, file })
-}
-
-async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpError> {
+/// Opens the file a pointer names: nothing to read when the isolate has it,
+/// else one round for its first 16 KiB (plus one when INDEX is longer).
+pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> {
     let cached = FILES.with(|files| {
         let mut files = files.borrow_mut();
         let position = files.iter().position(|(key, _)| *key == entry.key)?;
@@ -127,33 +143,44 @@ async fn open_file(r2: &R2, entry: &VersionEntry) -> Result<Rc<OpenFile>, HttpEr
         files.push(hit.clone());
         Some(hit.1)
     });
-    if let Some(file) = cached {
-        return Ok(file);
-    }
+    let file = match cached {
+        Some(file) => file,
+        None => {
+            let file = std::rc::Rc::new(open_file(ctx, &entry).await?);
+            FILES.with(|files| {
+                let mut files = files.borrow_mut();
+                files.retain(|(key, _)| *key != entry.key);
+                if files.len() >= MAX_OPEN_FILES {
+                    files.remove(0);
+                }
+                files.push((entry.key.clone(), std::rc::Rc::clone(&file)));
+            });
+            file
+        }
+    };
+    Ok(Dataset { name: entry.name.clone(), entry, file })
+}
+
+async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<OpenFile, HttpError> {
     let key = &entry.key;
-    let gone = || HttpError::Changed(format!("{key}, named by the dataset's current.json, does not exist (replaced or collected); retry"));
-    r2.round();
-    let prefix = r2.get_prefix(key, FIRST_READ_BYTES.min(entry.bytes.max(1))).await?.ok_or_else(gone)?;
-    let header = Header::decode(&prefix.bytes, Some(prefix.size)).map_err(|e| HttpError::Corrupt(format!("{key}: {e}")))?;
+    let corrupt = |e: rete_core::FormatError| HttpError::Corrupt(format!("{key}: {e}"));
+    ctx.usage.count_open_round();
+    let prefix = ctx.r2.get_prefix(key, FIRST_READ_BYTES.min(entry.bytes.max(1))).await?.ok_or_else(|| {
+        HttpError::Changed(format!("{key}, named by the dataset's current.json, does not exist (replaced or collected); retry"))
+    })?;
+    let (header, index) = match open_prefix(&prefix.bytes, Some(prefix.size)).map_err(corrupt)? {
+        Opening::Ready(header, index) => (header, index),
+        Opening::NeedIndex(header, range) => {
+            ctx.usage.count_open_round();
+            let bytes = ctx.r2.get_range(key, &prefix.etag, range).await?;
+            let index = decode_index(&header, &bytes).map_err(corrupt)?;
+            (header, index)
+        }
+        _ => return Err(HttpError::Internal(format!("{key}: an opening this Worker does not know"))),
+    };
     if header.content_hash_hex() != entry.version {
         return Err(HttpError::Corrupt(format!("{key}: header content hash {} differs from the pointer's version {}", header.content_hash_hex(), entry.version)));
     }
-    let section = *header.required(SectionKind::Index).map_err(|e| HttpError::Corrupt(format!("{key}: {e}")))?;
-    let index_bytes = if section.offset + section.length <= prefix.bytes.len() as u64 {
-        prefix.bytes[section.offset as usize..(section.offset + section.length) as usize].to_vec()
-    } else {
-        r2.round();
-        r2.get_ranges(key, &prefix.etag, &[section.range()]).await?.pop().unwrap_or_default()
-    };
-    let index = decode_index(&header, &index_bytes).map_err(|e| HttpError::Corrupt(format!("{key}: {e}")))?;
-    let file = Rc::new(OpenFile { key: key.clone(), etag: prefix.etag, header, index, prefix: Rc::new(prefix.bytes), kept: RefCell::default() });
-    FILES.with(|files| {
-        let mut files = files.borrow_mut();
-        files.retain(|(key, _)| *key != entry.key);
-        if files.len() >= MAX_OPEN_FILES {
-            files.remove(0);
-        }
-        files.push((entry.key.clone(), Rc::clone(&file)));
-    });
-    Ok(file)
+    let first_read = ByteRange { offset: 0, length: prefix.bytes.len() as u64 };
+    Ok(OpenFile { key: key.clone(), etag: prefix.etag, header, index, kept: RefCell::new(vec![(first_read, prefix.bytes.into())]) })
 }

@@ -6,7 +6,8 @@
 use crate::config::Config;
 use crate::conneg::{self, Format};
 use crate::http_error::HttpError;
-use crate::r2_source::{R2, Stats};
+use crate::r2::R2;
+use crate::usage::Usage;
 use futures_channel::mpsc;
 use std::rc::Rc;
 use worker::{Headers, Method, Response, ResponseBuilder, Url};
@@ -21,8 +22,8 @@ pub struct Ctx {
     pub config: Config,
     /// The bucket, counted.
     pub r2: R2,
-    /// What the request read.
-    pub stats: Rc<Stats>,
+    /// What the request used.
+    pub usage: Rc<Usage>,
     /// The request URL.
     pub url: Url,
     /// The request method.
@@ -106,9 +107,9 @@ impl Reply {
         Self { status: 304, headers: Vec::new(), body: Body::Empty }.cacheable(etag, max_age_s)
     }
 
-    /// 303 See Other to `location`.
+    /// 303 See Other to `location` (chosen by `Accept`: mark it [`Reply::cacheable`]).
     pub fn see_other(location: &str) -> Self {
-        Self { status: 303, headers: vec![("location".into(), location.to_owned()), ("vary".into(), "Accept".into())], body: Body::Empty }
+        Self { status: 303, headers: vec![("location".into(), location.to_owned())], body: Body::Empty }
     }
 
     /// Adds a header.
@@ -134,16 +135,16 @@ impl Reply {
     }
 
     /// The `worker::Response`, with CORS and the `x-rete-*` counters.
-    pub fn into_response(self, stats: &Stats, head: bool) -> worker::Result<Response> {
+    pub fn into_response(self, usage: &Usage, head: bool) -> worker::Result<Response> {
         let headers = Headers::new();
         for (name, value) in &self.headers {
             headers.append(name, value)?;
         }
         headers.set("access-control-allow-origin", "*")?;
         headers.set("access-control-expose-headers", EXPOSED_HEADERS)?;
-        headers.set("x-rete-reads", &stats.reads.get().to_string())?;
-        headers.set("x-rete-bytes", &stats.bytes.get().to_string())?;
-        headers.set("x-rete-rounds", &stats.rounds.get().to_string())?;
+        headers.set("x-rete-reads", &usage.reads.get().to_string())?;
+        headers.set("x-rete-bytes", &usage.bytes.get().to_string())?;
+        headers.set("x-rete-rounds", &usage.round_count().to_string())?;
         headers.set("x-rete-memory", &memory_bytes().to_string())?;
         let builder = ResponseBuilder::new().with_status(self.status).with_headers(headers);
         Ok(match self.body {

@@ -2,26 +2,33 @@
 //! `.rete` files that stay in R2 and are read by byte ranges, never whole.
 //!
 //! This file is the entry point and the route table; each route lives in
-//! `routes/`, the read loop in `driver.rs`, R2 access in `r2_source.rs`, and
-//! every error's status and body in `http_error.rs`. README "Worker" lists
-//! the routes with curl examples.
+//! `routes/` and starts with `preamble.rs` (pointer, ETag, 304, open,
+//! session); the read loop is `session.rs`, the block caches `pool.rs`,
+//! every R2 call `r2.rs`, and every error's status and body
+//! `http_error.rs`. README "Worker" lists the routes with curl examples.
 
 mod answer;
 mod config;
 mod conneg;
 mod datasets;
-mod driver;
 mod http;
 mod http_error;
 mod pages;
+mod pool;
+mod preamble;
+mod r2;
 mod r2_source;
 mod routes;
+mod session;
+mod usage;
 
 use config::Config;
 use http::{Body, Ctx, Reply};
 use http_error::HttpError;
-use r2_source::{R2, Stats};
+use r2::R2;
+use rete_core::read::{RoundOptions, Rounds};
 use std::rc::Rc;
+use usage::Usage;
 use worker::{Env, Method, Request, Response, event};
 
 /// Every var the config reads (see `config.rs`).
@@ -46,24 +53,25 @@ const VARS: [&str; 16] = [
 
 #[event(fetch)]
 async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
-    let stats = Rc::new(Stats::default());
     let head = req.method() == Method::Head;
-    let reply = match context(&req, &env, &stats) {
-        Ok(ctx) => match route(&mut req, &ctx).await {
-            Ok(reply) => reply,
-            Err(error) => {
-                if error.status() >= 500 {
-                    worker::console_error!("{} {}: {} {}", req.method().to_string(), ctx.url.path(), error.status(), error.message());
+    match context(&req, &env) {
+        Ok(ctx) => {
+            let reply = match route(&mut req, &ctx).await {
+                Ok(reply) => reply,
+                Err(error) => {
+                    if error.status() >= 500 {
+                        worker::console_error!("{} {}: {} {}", req.method().to_string(), ctx.url.path(), error.status(), error.message());
+                    }
+                    Reply::error(&error)
                 }
-                Reply::error(&error)
-            }
-        },
-        Err(error) => Reply::error(&error),
-    };
-    reply.into_response(&stats, head)
+            };
+            reply.into_response(&ctx.usage, head)
+        }
+        Err(error) => Reply::error(&error).into_response(&Usage::new(Rounds::new(RoundOptions::default())), head),
+    }
 }
 
-fn context(req: &Request, env: &Env, stats: &Rc<Stats>) -> Result<Ctx, HttpError> {
+fn context(req: &Request, env: &Env) -> Result<Ctx, HttpError> {
     let config = Config::from_vars(|name| {
         debug_assert!(VARS.contains(&name));
         env.var(name).ok().map(|v| v.to_string())
@@ -72,9 +80,10 @@ fn context(req: &Request, env: &Env, stats: &Rc<Stats>) -> Result<Ctx, HttpError
     let bucket = env.bucket("BUCKET").map_err(|e| HttpError::Config(format!("no R2 binding named BUCKET ({e}); see wrangler.toml")))?;
     let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
     let header = |name: &str| req.headers().get(name).ok().flatten();
+    let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds })));
     Ok(Ctx {
-        r2: R2::new(bucket, Rc::clone(stats)),
-        stats: Rc::clone(stats),
+        r2: R2::new(bucket, Rc::clone(&usage)),
+        usage,
         method: req.method(),
         accept: header("accept"),
         if_none_match: header("if-none-match"),

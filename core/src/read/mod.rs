@@ -1,11 +1,12 @@
 //! The reader: answers quad patterns and term lookups over any
-//! [`RangeSource`]. It holds the header and INDEX in memory and keeps
-//! decoded blocks in a [`BlockCache`] with a byte budget; every other byte is
-//! asked of the source a block at a time. A source may answer
-//! [`ReadError::Missing`]: the store then records the block, and a host
-//! fetches every recorded block in one round ([`Store::fetch_plan`],
-//! [`Store::feed_plan`], or the whole loop in [`run_in_rounds`]) and runs
-//! again (`docs/READ-PATH.md`).
+//! [`RangeSource`]. It holds the header and INDEX in memory, keeps decoded
+//! blocks in a [`BlockCache`] with a byte budget, and holds the pieces of the
+//! file a host gave it (the first read, sections fed since); every other byte
+//! is asked of the source a block or a section at a time. A source may answer
+//! [`ReadError::Missing`]: the store then records what it wanted (the one
+//! record of a miss), and a host fetches all of it in one round
+//! ([`Rounds::step`], or the whole loop in [`run_in_rounds`]) and runs again
+//! (`docs/READ-PATH.md`).
 
 mod cache;
 mod keys;
@@ -17,7 +18,7 @@ pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
 pub use keys::{PermutationKeys, RowCursor};
 pub use terms::DictionaryTerms;
-pub use rounds::{DEFAULT_GAP_BYTES, FetchPlan, FirstRead, RoundOptions, RoundStats, Unfetched, open_in_rounds, run_in_rounds};
+pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, open_in_rounds, run_in_rounds};
 
 use crate::format::block;
 use crate::format::card::Card;
@@ -115,9 +116,15 @@ pub struct Store<S> {
     /// Blocks the source answered `Missing` for, or that a run wants
     /// (speculation, read-ahead), since the last `take_missing`.
     missing: RefCell<BTreeSet<BlockKey>>,
+    /// Other ranges (sections outside the held pieces) the source answered
+    /// `Missing` for since the last `fetch_plan`.
+    missing_ranges: RefCell<BTreeSet<ByteRange>>,
     /// How many reads the source answered `Missing` since the store opened:
     /// a run is complete when this did not move during it.
     misses: Cell<u64>,
+    /// Pieces of the file in memory, read before the source is asked: the
+    /// first read, and sections fed by the host (see [`Store::hold`]).
+    held: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -163,9 +170,35 @@ impl<S: RangeSource> Store<S> {
     }
 
     /// Opens from an already decoded header and index (a host that keeps them
-    /// across requests, keyed by content hash).
+    /// across requests, keyed by content hash). Give it the first read and
+    /// other pieces the host keeps with [`Store::hold`].
     pub fn from_parts(source: S, header: Header, index: Index, cache: BlockCache) -> Self {
-        Self { source, header, index, cache: RefCell::new(cache), missing: RefCell::default(), misses: Cell::new(0) }
+        Self {
+            source,
+            header,
+            index,
+            cache: RefCell::new(cache),
+            missing: RefCell::default(),
+            missing_ranges: RefCell::default(),
+            misses: Cell::new(0),
+            held: RefCell::default(),
+        }
+    }
+
+    /// Gives the store a piece of the file the host already has (the first
+    /// read, a section fed in a round, one kept from an earlier request):
+    /// reads inside it are answered from memory, blocks in it included.
+    pub fn hold(&self, range: ByteRange, bytes: Arc<[u8]>) {
+        let mut held = self.held.borrow_mut();
+        if !held.iter().any(|(within, _)| within.offset <= range.offset && range.end() <= within.end()) {
+            held.push((range, bytes));
+        }
+    }
+
+    /// The pieces held (see [`Store::hold`]), for a host that keeps them for
+    /// its next store on the same file.
+    pub fn held(&self) -> Vec<(ByteRange, Arc<[u8]>)> {
+        self.held.borrow().clone()
     }
 
     /// The header.
@@ -188,6 +221,11 @@ impl<S: RangeSource> Store<S> {
         let mut cache = self.cache.into_inner();
         cache.unpin_all();
         cache
+    }
+
+    /// The block cache's budget: decoded blocks held at most.
+    pub fn cache_budget_bytes(&self) -> usize {
+        self.cache.borrow().budget_bytes()
     }
 
     /// Bytes of decoded blocks held, pinned (fed for this query) and in all.
@@ -265,6 +303,41 @@ impl<S: RangeSource> Store<S> {
         Ok(term::decode_term(&self.encoded_term(id)?)?)
     }
 
+    /// The terms of several ids, in order. Every id is decoded even after a
+    /// miss, so that one round fetches all their dictionary blocks; the first
+    /// error is returned.
+    pub fn terms(&self, ids: &[TermId]) -> Result<Vec<Term>, ReadError> {
+        let mut terms = Vec::with_capacity(ids.len());
+        let mut first_error = None;
+        for &id in ids {
+            match self.term(id) {
+                Ok(term) => terms.push(term),
+                Err(error) => first_error = first_error.or(Some(error)),
+            }
+        }
+        first_error.map_or(Ok(terms), Err)
+    }
+
+    /// The terms whose encoding starts with `prefix` (FORMAT.md §5.1), in
+    /// dictionary order, at most `max`: the dictionary blocks from the one
+    /// that would hold `prefix` on, read one after the other.
+    pub fn terms_with_prefix(&self, prefix: &[u8], max: usize) -> Result<Vec<Term>, ReadError> {
+        let mut number = self.index.dictionary_block_for_term(prefix).unwrap_or(0);
+        let mut found = Vec::new();
+        while number < self.index.dictionary.len() && found.len() < max {
+            let block = self.dictionary_block(number)?;
+            for position in block.lower_bound(prefix)..block.len() {
+                let Some(encoded) = block.get(position) else { break };
+                if !encoded.starts_with(prefix) || found.len() >= max {
+                    return Ok(found);
+                }
+                found.push(term::decode_term(&encoded)?);
+            }
+            number += 1;
+        }
+        Ok(found)
+    }
+
     /// The encoded term of an id (FORMAT.md §5.2, id → string).
     pub fn encoded_term(&self, id: TermId) -> Result<Vec<u8>, ReadError> {
         let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
@@ -291,31 +364,6 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
-    /// Loads every listed block not already cached, with one call to the source.
-    pub fn prefetch(&self, keys: &[BlockKey]) -> Result<(), ReadError> {
-        let hash = self.header.content_hash;
-        let mut missing: Vec<BlockKey> = keys.iter().copied().filter(|k| !self.cache.borrow().contains(hash, k)).collect();
-        missing.sort_unstable();
-        missing.dedup();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let ranges: Vec<ByteRange> = missing.iter().filter_map(|&k| self.block_range(k)).collect();
-        let contents = match self.source.read_ranges(&ranges) {
-            Err(ReadError::Missing(ranges)) => {
-                self.misses.set(self.misses.get() + 1);
-                self.missing.borrow_mut().extend(missing);
-                return Err(ReadError::Missing(ranges));
-            }
-            other => other?,
-        };
-        for (key, bytes) in missing.into_iter().zip(contents) {
-            let decoded = self.decode_block(key, &bytes)?;
-            self.cache.borrow_mut().insert(hash, key, decoded);
-        }
-        Ok(())
-    }
-
     /// A decoded block, from the cache or the source. When the source answers
     /// [`ReadError::Missing`], the block is recorded for [`Store::take_missing`].
     pub fn block(&self, key: BlockKey) -> Result<Block, ReadError> {
@@ -324,13 +372,9 @@ impl<S: RangeSource> Store<S> {
             return Ok(block);
         }
         let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
-        let bytes = match self.read_one(range) {
-            Err(ReadError::Missing(ranges)) => {
-                self.misses.set(self.misses.get() + 1);
-                self.missing.borrow_mut().insert(key);
-                return Err(ReadError::Missing(ranges));
-            }
-            other => other?,
+        let Some(bytes) = self.available(range)? else {
+            self.missing.borrow_mut().insert(key);
+            return Err(ReadError::Missing(vec![range]));
         };
         let decoded = self.decode_block(key, &bytes)?;
         self.cache.borrow_mut().insert(hash, key, decoded.clone());
@@ -357,11 +401,10 @@ impl<S: RangeSource> Store<S> {
         std::mem::take(&mut *self.missing.borrow_mut()).into_iter().collect()
     }
 
-    /// How many reads the source has answered with `Missing` since the store
-    /// opened. A run during which this does not change read everything it
-    /// needed: its answer is complete.
-    pub fn misses(&self) -> u64 {
-        self.misses.get()
+    /// Where a run starts: a run after which [`Rounds::step`] finds no miss
+    /// since its mark read everything it needed, and its answer is complete.
+    pub fn mark(&self) -> Mark {
+        Mark(self.misses.get())
     }
 
     /// Gives the store a block's sealed bytes fetched by the host. It is
@@ -379,28 +422,35 @@ impl<S: RangeSource> Store<S> {
         self.cache.borrow_mut().unpin_all();
     }
 
-    /// Takes the blocks recorded since the last call (as [`Store::take_missing`])
-    /// and plans their reads: each block's range, and those ranges sorted and
-    /// merged when closer than `gap_bytes` (one request each). Blocks already
-    /// in memory are left out.
+    /// Takes what runs recorded since the last call (blocks as
+    /// [`Store::take_missing`], and other ranges) and plans their reads: each
+    /// one's range, and those ranges sorted and merged when closer than
+    /// `gap_bytes` (one request each). Blocks already in memory are left out.
     pub fn fetch_plan(&self, gap_bytes: u64) -> FetchPlan {
         let blocks: Vec<(BlockKey, ByteRange)> =
             self.take_missing().into_iter().filter(|&key| !self.has_block(key)).filter_map(|key| Some((key, self.block_range(key)?))).collect();
-        let ranges = coalesce(blocks.iter().map(|(_, range)| *range).collect(), gap_bytes);
-        FetchPlan { blocks, ranges }
+        let pieces: Vec<ByteRange> = std::mem::take(&mut *self.missing_ranges.borrow_mut()).into_iter().collect();
+        let ranges = coalesce(blocks.iter().map(|(_, range)| *range).chain(pieces.iter().copied()).collect(), gap_bytes);
+        FetchPlan { blocks, pieces, ranges }
     }
 
-    /// Feeds the bytes of a plan's ranges (`bodies[i]` for `plan.ranges[i]`).
+    /// Feeds the bytes of a plan's ranges (`bodies[i]` for `plan.ranges[i]`):
+    /// its blocks to the cache, its other pieces to the held ones.
     pub fn feed_plan(&self, plan: &FetchPlan, bodies: &[Vec<u8>]) -> Result<(), ReadError> {
         if bodies.len() != plan.ranges.len() {
             return Err(ReadError::Source(format!("{} ranges were asked for, {} came back", plan.ranges.len(), bodies.len())));
         }
-        for &(key, range) in &plan.blocks {
+        let bytes_of = |range: ByteRange| {
             let position = plan.ranges.partition_point(|merged| merged.offset <= range.offset).checked_sub(1);
-            let bytes = position.and_then(|p| slice_of(plan.ranges[p], &bodies[p], range)).ok_or_else(|| {
-                FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {}-byte block there: truncated", range.length))
-            })?;
-            self.feed(key, bytes)?;
+            position.and_then(|p| slice_of(plan.ranges[p], &bodies[p], range)).ok_or_else(|| {
+                FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {} bytes there: truncated", range.length))
+            })
+        };
+        for &(key, range) in &plan.blocks {
+            self.feed(key, bytes_of(range)?)?;
+        }
+        for &range in &plan.pieces {
+            self.hold(range, bytes_of(range)?.into());
         }
         Ok(())
     }
@@ -473,12 +523,35 @@ impl<S: RangeSource> Store<S> {
         })
     }
 
+    /// A range that is not a block (a section, a page of one): from the held
+    /// pieces or the source; a miss is recorded for the next round.
     fn read_one(&self, range: ByteRange) -> Result<Vec<u8>, ReadError> {
-        let bytes = self.source.read_ranges(&[range])?.into_iter().next().unwrap_or_default();
+        match self.available(range)? {
+            Some(bytes) => Ok(bytes),
+            None => {
+                self.missing_ranges.borrow_mut().insert(range);
+                Err(ReadError::Missing(vec![range]))
+            }
+        }
+    }
+
+    /// The bytes of a range from the held pieces or the source; `None`, a
+    /// miss counted, when the source has not got them yet.
+    fn available(&self, range: ByteRange) -> Result<Option<Vec<u8>>, ReadError> {
+        if let Some(bytes) = self.held.borrow().iter().find_map(|(within, bytes)| slice_of(*within, bytes, range)) {
+            return Ok(Some(bytes.to_vec()));
+        }
+        let bytes = match self.source.read_ranges(&[range]) {
+            Err(ReadError::Missing(_)) => {
+                self.misses.set(self.misses.get() + 1);
+                return Ok(None);
+            }
+            other => other?.into_iter().next().unwrap_or_default(),
+        };
         if (bytes.len() as u64) < range.length {
             return Err(FormatError::corrupt("file", range.offset, format!("ends {} bytes early: truncated", range.length - bytes.len() as u64)).into());
         }
-        Ok(bytes)
+        Ok(Some(bytes))
     }
 }
 

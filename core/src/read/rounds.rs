@@ -1,17 +1,22 @@
-//! The host loop, written once for synchronous hosts: run the query, fetch
-//! every block the run recorded in one batch (a round), feed them, run again,
-//! until a run misses nothing. The core does no I/O here either: the host
-//! passes a `fetch` closure that reads a batch of ranges (in parallel if it
-//! can). Asynchronous hosts (the Worker) write the same loop with `await`,
-//! from [`Store::fetch_plan`] and [`Store::feed_plan`].
+//! The host loop, sans-IO. After each run over the [`Store`], [`Rounds::step`]
+//! says whether the run was complete or which ranges the next round must
+//! fetch (everything the run recorded, merged); the host fetches them (in
+//! parallel if it can), feeds them, and runs again. `Rounds` also counts the
+//! rounds and holds their limit, so every host counts a round in one place.
+//! [`run_in_rounds`] is that loop for synchronous hosts (the CLI); an
+//! asynchronous host (the Worker) writes the same few lines with `await`.
 
-use super::{ByteRange, Opening, RangeSource, Store, decode_index, open_prefix};
+use super::{BlockKey, ByteRange, Opening, RangeSource, Store, decode_index, open_prefix};
 use crate::format::FIRST_READ_BYTES;
 use crate::{ReadError, ReadLimit};
 
 /// Ranges closer than this are fetched as one request by default: a request
 /// costs more than 16 KiB of transfer on every store we target.
 pub const DEFAULT_GAP_BYTES: u64 = 16 << 10;
+
+/// Rounds of reads a query may take by default: on R2 a round costs tens of
+/// milliseconds, so 64 is already seconds of waiting.
+pub const DEFAULT_MAX_ROUNDS: u64 = 64;
 
 /// A source that has nothing yet: every read is [`ReadError::Missing`], so
 /// every block comes through [`Store::feed`]. The store of a host that
@@ -25,29 +30,15 @@ impl RangeSource for Unfetched {
     }
 }
 
-/// The bytes the open read (the file's first 16 KiB): reads inside them are
-/// answered from memory, every other read is [`ReadError::Missing`]. On a
-/// file of 16 KiB or less, nothing more is ever fetched.
-#[derive(Debug, Clone, Default)]
-pub struct FirstRead(Vec<u8>);
-
-impl RangeSource for FirstRead {
-    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
-        let held = self.0.len() as u64;
-        let missing: Vec<ByteRange> = ranges.iter().copied().filter(|r| r.end() > held).collect();
-        if !missing.is_empty() {
-            return Err(ReadError::Missing(missing));
-        }
-        self.0.read_ranges(ranges)
-    }
-}
-
 /// The reads of one round, from [`Store::fetch_plan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FetchPlan {
-    /// The blocks to feed and their ranges.
-    pub blocks: Vec<(super::BlockKey, ByteRange)>,
-    /// What to fetch: the blocks' ranges sorted and merged, one request each.
+    /// The blocks to feed ([`Store::feed`]) and their ranges.
+    pub blocks: Vec<(BlockKey, ByteRange)>,
+    /// Other ranges to hold ([`Store::hold`]): sections a run read outside
+    /// the pieces the store holds (CARD past the first read, SUMMARY, pages).
+    pub pieces: Vec<ByteRange>,
+    /// What to fetch: all of those ranges sorted and merged, one request each.
     pub ranges: Vec<ByteRange>,
 }
 
@@ -75,7 +66,77 @@ pub struct RoundOptions {
 
 impl Default for RoundOptions {
     fn default() -> Self {
-        Self { gap_bytes: DEFAULT_GAP_BYTES, max_rounds: 64 }
+        Self { gap_bytes: DEFAULT_GAP_BYTES, max_rounds: DEFAULT_MAX_ROUNDS }
+    }
+}
+
+/// Where a run started ([`Store::mark`]), to tell afterwards whether it missed something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark(pub(super) u64);
+
+/// What the host does after a run ([`Rounds::step`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Step {
+    /// The run missed nothing: its result is the answer. Nothing to fetch.
+    Done,
+    /// The run missed something: fetch the plan's `ranges` (one round, in
+    /// parallel), give the bytes to [`Store::feed_plan`] (or each block to
+    /// [`Store::feed`] and each piece to [`Store::hold`]), and run again.
+    Fetch(FetchPlan),
+}
+
+/// The rounds of one request: how many so far, and the limit of those that
+/// read blocks.
+#[derive(Debug, Clone)]
+pub struct Rounds {
+    options: RoundOptions,
+    /// Rounds of the open (a pointer, a first read): a fixed few, not limited.
+    open_rounds: u64,
+    /// Rounds planned by [`Rounds::step`], at most `options.max_rounds`.
+    step_rounds: u64,
+}
+
+impl Rounds {
+    /// No round yet.
+    pub fn new(options: RoundOptions) -> Self {
+        Self { options, open_rounds: 0, step_rounds: 0 }
+    }
+
+    /// Rounds so far, the open's included.
+    pub fn count(&self) -> u64 {
+        self.open_rounds + self.step_rounds
+    }
+
+    /// Counts a round the host reads to open a file (a pointer, the first
+    /// read, the rest of INDEX). Such rounds are few by construction and do
+    /// not count against `max_rounds`.
+    pub fn count_open_round(&mut self) {
+        self.open_rounds += 1;
+    }
+
+    /// After a run begun at `mark`: [`Step::Done`] when it missed nothing,
+    /// else the plan of the next round, counted. A round whose blocks could
+    /// not all be held at once by the store's block cache (blocks never
+    /// decode smaller than they are stored) is refused before it is read.
+    pub fn step<S: RangeSource>(&mut self, store: &Store<S>, mark: Mark) -> Result<Step, ReadError> {
+        let plan = store.fetch_plan(self.options.gap_bytes);
+        if store.mark() == mark {
+            // Complete; what the run wanted ahead is not needed any more.
+            return Ok(Step::Done);
+        }
+        if plan.is_empty() {
+            return Err(ReadError::Source("a run missed bytes but recorded nothing to fetch".into()));
+        }
+        if self.step_rounds >= self.options.max_rounds {
+            return Err(ReadError::Budget { limit: ReadLimit::Rounds, max: self.options.max_rounds });
+        }
+        self.step_rounds += 1;
+        let budget_bytes = store.cache_budget_bytes() as u64;
+        if plan.blocks.iter().map(|(_, range)| range.length).sum::<u64>() > budget_bytes {
+            return Err(ReadError::Budget { limit: ReadLimit::CacheBytes, max: budget_bytes });
+        }
+        Ok(Step::Fetch(plan))
     }
 }
 
@@ -107,14 +168,14 @@ impl std::ops::Add for RoundStats {
 }
 
 /// Opens a file through `fetch`: one round for its first 16 KiB, and one
-/// more only when INDEX does not fit there. The store reads nothing more by
-/// itself (its source is the [`FirstRead`]); drive it with [`run_in_rounds`].
-/// The file's real length is not checked here: a host that learns it
-/// compares it with `header().file_length`.
+/// more only when INDEX does not fit there. The store holds the first read
+/// and reads nothing more by itself (its source is [`Unfetched`]); drive it
+/// with [`run_in_rounds`]. The file's real length is not checked here: a host
+/// that learns it compares it with `header().file_length`.
 pub fn open_in_rounds(
     mut fetch: impl FnMut(&[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError>,
     cache: super::BlockCache,
-) -> Result<(Store<FirstRead>, RoundStats), ReadError> {
+) -> Result<(Store<Unfetched>, RoundStats), ReadError> {
     let mut stats = RoundStats::default();
     let first = [ByteRange { offset: 0, length: FIRST_READ_BYTES }];
     let bodies = fetch(&first)?;
@@ -129,7 +190,9 @@ pub fn open_in_rounds(
             (header, index)
         }
     };
-    Ok((Store::from_parts(FirstRead(prefix), header, index, cache), stats))
+    let store = Store::from_parts(Unfetched, header, index, cache);
+    store.hold(ByteRange { offset: 0, length: prefix.len() as u64 }, prefix.into());
+    Ok((store, stats))
 }
 
 /// Runs `attempt` until a run misses nothing, fetching what each run
@@ -148,22 +211,18 @@ pub fn run_in_rounds<S: RangeSource, R>(
     mut fetch: impl FnMut(&[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError>,
     mut attempt: impl FnMut(&Store<S>) -> R,
 ) -> Result<(R, RoundStats), ReadError> {
+    let mut rounds = Rounds::new(*options);
     let mut stats = RoundStats::default();
     loop {
-        let before = store.misses();
+        let mark = store.mark();
         let outcome = attempt(store);
-        let plan = store.fetch_plan(options.gap_bytes);
-        if store.misses() == before {
-            return Ok((outcome, stats));
+        match rounds.step(store, mark)? {
+            Step::Done => return Ok((outcome, stats)),
+            Step::Fetch(plan) => {
+                let bodies = fetch(&plan.ranges)?;
+                stats.add_round(&plan.ranges, &bodies);
+                store.feed_plan(&plan, &bodies)?;
+            }
         }
-        if plan.is_empty() {
-            return Err(ReadError::Source("a run missed bytes that are not a block of the file; this source cannot be read in rounds".into()));
-        }
-        if stats.rounds >= options.max_rounds {
-            return Err(ReadError::Budget { limit: ReadLimit::Rounds, max: options.max_rounds });
-        }
-        let bodies = fetch(&plan.ranges)?;
-        stats.add_round(&plan.ranges, &bodies);
-        store.feed_plan(&plan, &bodies)?;
     }
 }

@@ -3,6 +3,10 @@
 //! (oxrdfio) for `CONSTRUCT`/`DESCRIBE`. Each solution or triple is written
 //! as it is pulled from the evaluator; nothing is collected first.
 
+mod capped;
+
+pub use capped::Capped;
+
 use crate::sparql::{Answer, QueryError, QuerySolution, Triple, Variable};
 use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
 use sparesults::{QueryResultsFormat, QueryResultsSerializer};
@@ -56,17 +60,6 @@ impl ResultFormat {
         })
     }
 
-    /// The format of a media type (parameters ignored), for content negotiation.
-    pub fn from_media_type(media_type: &str) -> Option<Self> {
-        let essence = media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-        Self::ALL.into_iter().find(|f| f.media_type() == essence).or(match essence.as_str() {
-            "application/json" => Some(Self::Json),
-            "application/xml" | "text/xml" => Some(Self::Xml),
-            "text/plain" => Some(Self::NTriples),
-            _ => None,
-        })
-    }
-
     /// The canonical short name (what [`Self::from_name`] reads).
     pub fn name(self) -> &'static str {
         match self {
@@ -114,7 +107,8 @@ impl ResultFormat {
         }
     }
 
-    fn results_format(self) -> Option<QueryResultsFormat> {
+    /// The sparesults format of a solutions format; `None` for graph formats.
+    pub fn results_format(self) -> Option<QueryResultsFormat> {
         Some(match self {
             Self::Json => QueryResultsFormat::Json,
             Self::Xml => QueryResultsFormat::Xml,
@@ -124,7 +118,8 @@ impl ResultFormat {
         })
     }
 
-    fn rdf_format(self) -> Option<RdfFormat> {
+    /// The oxrdfio format of a graph format; `None` for solutions formats.
+    pub fn rdf_format(self) -> Option<RdfFormat> {
         Some(match self {
             Self::NTriples => RdfFormat::NTriples,
             Self::Turtle => RdfFormat::Turtle,

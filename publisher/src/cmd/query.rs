@@ -10,7 +10,7 @@ use crate::source::Location;
 use crate::source::http::is_url;
 use anyhow::{Context, Result};
 use rete_core::read::{RoundOptions, run_in_rounds};
-use rete_core::results::{ResultFormat, WriteError, write_answer};
+use rete_core::results::{Capped, ResultFormat, WriteError, write_answer};
 use rete_core::sparql::{Answer, Budget, Query, QueryError, QueryOptions, evaluate, parse_query};
 use rete_core::{RangeSource, ReadError, Store};
 use std::io::{BufWriter, Write};
@@ -130,19 +130,20 @@ fn write(answer: Answer<'_>, format: Option<ResultFormat>, out: &mut impl Write)
 /// evaluated once more from the fetched blocks, streaming).
 fn run_in_rounds_to(location: &Location, query: &Query, format: Option<ResultFormat>, options: &QueryOptions, out: impl Write) -> Result<()> {
     let (store, _) = location.open_in_rounds(super::CACHE_BYTES)?;
-    let mut buffer = Capped::default();
+    let mut buffer = Capped::new(MAX_BUFFERED_ANSWER_BYTES);
     let (outcome, _) = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| {
-        buffer = Capped::default();
+        buffer.clear();
         let answer = evaluate(store, query, options).map_err(QueryFailed::Query)?;
         write(answer, format, &mut buffer)
     })
     .map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    if buffer.overflowed {
-        stream(&store, query, format, options, &mut out)?;
-    } else {
-        out.write_all(&buffer.bytes)?;
-        outcome?;
+    match buffer.into_bytes() {
+        Some(bytes) => {
+            out.write_all(&bytes)?;
+            outcome?;
+        }
+        None => stream(&store, query, format, options, &mut out)?,
     }
     out.flush()?;
     store.release_fed();
@@ -152,30 +153,6 @@ fn run_in_rounds_to(location: &Location, query: &Query, format: Option<ResultFor
 fn stream<S: RangeSource>(store: &Store<S>, query: &Query, format: Option<ResultFormat>, options: &QueryOptions, out: &mut impl Write) -> Result<()> {
     let answer = evaluate(store, query, options).map_err(QueryFailed::Query)?;
     write(answer, format, out)
-}
-
-/// Keeps what is written up to [`MAX_BUFFERED_ANSWER_BYTES`], then only
-/// notes that there was more.
-#[derive(Default)]
-struct Capped {
-    bytes: Vec<u8>,
-    overflowed: bool,
-}
-
-impl Write for Capped {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if !self.overflowed && self.bytes.len() + data.len() <= MAX_BUFFERED_ANSWER_BYTES {
-            self.bytes.extend_from_slice(data);
-        } else {
-            self.overflowed = true;
-            self.bytes = Vec::new();
-        }
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Rejects a format that cannot hold the query's answer before any work.

@@ -7,7 +7,7 @@ pub mod http;
 use anyhow::{Context, Result, bail};
 use file::FileSource;
 use http::HttpSource;
-use rete_core::read::{BlockCache, FirstRead, RoundStats, open_in_rounds};
+use rete_core::read::{BlockCache, RoundStats, Unfetched, open_in_rounds};
 use rete_core::{ByteRange, FormatError, RangeSource, ReadError, Store};
 use std::path::Path;
 
@@ -46,7 +46,7 @@ impl Location {
 
     /// Opens the file in rounds (one read of its first 16 KiB, rarely two)
     /// for a store that gets every block from [`rete_core::read::run_in_rounds`].
-    pub fn open_in_rounds(&self, cache_bytes: usize) -> Result<(Store<FirstRead>, RoundStats)> {
+    pub fn open_in_rounds(&self, cache_bytes: usize) -> Result<(Store<Unfetched>, RoundStats)> {
         let (store, stats) = open_in_rounds(|ranges| self.read_ranges(ranges), BlockCache::new(cache_bytes)).with_context(|| format!("cannot read {}", self.name()))?;
         let declared = store.header().file_length;
         if let Some(length) = self.length().filter(|&length| length != declared) {

@@ -4,27 +4,32 @@
 //! `/{ds}/.well-known/void`), or as a page. Reads the header and that section
 //! only; both usually sit in the first 16 KiB, already held.
 
-use crate::answer::triples_to_bytes;
+use crate::answer::{VOID, triples_to_bytes};
 use crate::conneg::Format;
 use crate::datasets;
-use crate::driver::Session;
-use crate::http::{Ctx, Reply, etag};
+use crate::http::{Ctx, Reply};
 use crate::http_error::HttpError;
 use crate::pages;
+use crate::preamble;
+use crate::session::Session;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{Literal, NamedNode, Term, Triple};
 use rete_core::format::card::Card;
 use rete_core::results::ResultFormat;
 
-const VOID: &str = "http://rdfs.org/ns/void#";
 const DCAT: &str = "http://www.w3.org/ns/dcat#";
 const DCTERMS: &str = "http://purl.org/dc/terms/";
 const TURTLE: Format = Format::Rdf(ResultFormat::Turtle);
 
-/// Reads the card of a dataset for a request (304 handled by the caller).
-pub async fn read(ctx: &Ctx, dataset: &datasets::Dataset) -> Result<Card, HttpError> {
-    let mut session = Session::new(dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    Ok(session.run(|store| store.card()).await??)
+/// Reads the dataset's card.
+pub async fn read(session: &mut Session) -> Result<Card, HttpError> {
+    Ok(session.run(async |store| store.card()).await??)
+}
+
+/// The dataset page (`/{ds}`, and the HTML of card and summary).
+pub async fn page(session: &mut Session, name: &str) -> Result<Vec<u8>, HttpError> {
+    let card = serde_json::to_value(read(session).await?).map_err(|e| HttpError::Internal(e.to_string()))?;
+    Ok(pages::dataset::page(name, &session.dataset().entry, &card).into_bytes())
 }
 
 /// GET `/{ds}/card`.
@@ -40,31 +45,32 @@ pub async fn void(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
 }
 
 async fn respond(ctx: &Ctx, name: &str, format: Format) -> Result<Reply, HttpError> {
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["card", format.name(), &ctx.origin()]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let card = read(ctx, &dataset).await?;
-    let bytes = match format {
-        Format::Html => pages::dataset::page(name, &dataset.entry, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?).into_bytes(),
-        Format::Rdf(rf) => triples_to_bytes(&void_triples(&ctx.origin(), name, &dataset.entry, &card), rf, &[("void", VOID), ("dcat", DCAT), ("dcterms", DCTERMS), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
-            .map_err(|e| HttpError::Internal(format!("writing the VoID description failed: {e}")))?,
-        Format::Json => {
-            let mut body = serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?;
-            if let Some(members) = body.as_object_mut() {
-                members.insert("dataset".into(), name.into());
-                members.insert("version".into(), dataset.entry.version.clone().into());
-                members.insert("content_hash".into(), dataset.file.header.content_hash_hex().into());
-                members.insert("file_bytes".into(), dataset.file.header.file_length.into());
-            }
-            let mut bytes = serde_json::to_vec_pretty(&body).map_err(|e| HttpError::Internal(e.to_string()))?;
-            bytes.push(b'\n');
-            bytes
+    let origin = ctx.origin();
+    preamble::serve(ctx, name, &["card", format.name(), &origin], async |mut session| {
+        if format == Format::Html {
+            return Ok(Reply::ok(format, page(&mut session, name).await?));
         }
-    };
-    Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
+        let card = read(&mut session).await?;
+        let dataset = session.dataset();
+        let bytes = match format {
+            Format::Rdf(rf) => triples_to_bytes(&void_triples(&origin, name, &dataset.entry, &card), rf, &[("void", VOID), ("dcat", DCAT), ("dcterms", DCTERMS), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
+                .map_err(|e| HttpError::Internal(format!("writing the VoID description failed: {e}")))?,
+            _ => {
+                let mut body = serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?;
+                if let Some(members) = body.as_object_mut() {
+                    members.insert("dataset".into(), name.into());
+                    members.insert("version".into(), dataset.entry.version.clone().into());
+                    members.insert("content_hash".into(), dataset.file.header.content_hash_hex().into());
+                    members.insert("file_bytes".into(), dataset.file.header.file_length.into());
+                }
+                let mut bytes = serde_json::to_vec_pretty(&body).map_err(|e| HttpError::Internal(e.to_string()))?;
+                bytes.push(b'\n');
+                bytes
+            }
+        };
+        Ok(Reply::ok(format, bytes))
+    })
+    .await
 }
 
 /// The card as VoID and DCAT: the dataset node is `{origin}/{ds}/card#dataset`

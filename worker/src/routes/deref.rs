@@ -7,14 +7,14 @@
 
 use crate::answer::triples_to_bytes;
 use crate::conneg::Format;
-use crate::datasets;
-use crate::driver::Session;
+use crate::http::{Ctx, Reply};
+use crate::http_error::HttpError;
 use crate::pages;
 use crate::pages::term::encode_param;
-use crate::http::{Ctx, Reply, etag};
-use crate::http_error::HttpError;
+use crate::preamble;
+use crate::session::Session;
 use oxrdf::{NamedNode, NamedNodeRef, Term, TermRef, Triple};
-use rete_core::read::{Block, BlockKey, GraphFilter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
+use rete_core::read::{GraphFilter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
 use rete_core::results::ResultFormat;
 use rete_core::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use std::collections::HashMap;
@@ -27,18 +27,10 @@ pub const RESOURCE_FORMATS: [Format; 5] =
 /// A hash-IRI document lists at most this many `doc#…` IRIs.
 const MAX_HASH_IRIS: usize = 100;
 
-
 /// One page of a view: triples, each marked outgoing (`true`) or incoming.
 struct Page {
     triples: Vec<(Triple, bool)>,
     more: bool,
-}
-
-/// Keeps the first error but goes on, so one run records every missing block.
-fn keep_first(first: &mut Option<ReadError>, error: ReadError) {
-    if first.is_none() {
-        *first = Some(error);
-    }
 }
 
 /// The page of `iris`' links at `offset`, at most `limit` triples.
@@ -58,7 +50,8 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
                         store.speculate(permutation, std::slice::from_ref(&id_range), SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES);
                     }
                 }
-                keep_first(&mut first_error, error);
+                // Goes on, so one run records every missing block.
+                first_error = first_error.or(Some(error));
             }
         }
     }
@@ -93,23 +86,10 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
             }
         }
     }
-    let mut terms: HashMap<TermId, Term> = HashMap::new();
-    for ([s, p, o], _) in &keys {
-        for id in [*s, *p, *o] {
-            if terms.contains_key(&id) {
-                continue;
-            }
-            match store.term(id) {
-                Ok(term) => {
-                    terms.insert(id, term);
-                }
-                Err(error) => keep_first(&mut first_error, error),
-            }
-        }
-    }
-    if let Some(error) = first_error {
-        return Err(error);
-    }
+    let mut ids: Vec<TermId> = keys.iter().flat_map(|([s, p, o], _)| [*s, *p, *o]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let terms: HashMap<TermId, Term> = ids.iter().copied().zip(store.terms(&ids)?).collect();
     let mut triples = Vec::with_capacity(keys.len());
     for ([s, p, o], outgoing) in keys {
         let (Some(Term::NamedNode(predicate)), Some(object)) = (terms.get(&p), terms.get(&o)) else { continue };
@@ -125,33 +105,9 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
 
 /// The IRIs `iri#…` of the dataset (a hash-IRI document's resources), at most `max`.
 fn hash_iris<S: RangeSource>(store: &Store<S>, iri: &str, max: usize) -> Result<Vec<NamedNode>, ReadError> {
-    let with_hash = format!("{iri}#");
-    let prefix = encode_term(TermRef::NamedNode(NamedNodeRef::new_unchecked(&with_hash)));
-    let blocks = store.index().dictionary.len();
-    let mut number = store.dictionary_block_for_term(&prefix).map_or(0, |(n, _)| n);
-    let mut found = Vec::new();
-    while number < blocks && found.len() < max {
-        let Block::Dictionary(block) = store.block(BlockKey::Dictionary(number))? else { break };
-        // The terms of a block are sorted: find the first one ≥ the prefix.
-        let term_at = |position: usize| block.get(position).map(|term| term.to_vec());
-        let (mut low, mut high) = (0, block.len());
-        while low < high {
-            let middle = (low + high) / 2;
-            if term_at(middle).is_some_and(|term| term < prefix) { low = middle + 1 } else { high = middle }
-        }
-        let mut position = low;
-        while let Some(term) = term_at(position) {
-            if !term.starts_with(&prefix) || found.len() >= max {
-                return Ok(found);
-            }
-            if let Ok(Term::NamedNode(node)) = rete_core::decode_term(&term) {
-                found.push(node);
-            }
-            position += 1;
-        }
-        number += 1;
-    }
-    Ok(found)
+    let prefix = encode_term(TermRef::NamedNode(NamedNodeRef::new_unchecked(&format!("{iri}#"))));
+    let terms = store.terms_with_prefix(&prefix, max)?;
+    Ok(terms.into_iter().filter_map(|term| if let Term::NamedNode(node) = term { Some(node) } else { None }).collect())
 }
 
 fn page_number(ctx: &Ctx) -> Result<u64, HttpError> {
@@ -167,15 +123,11 @@ pub async fn resource(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
     let iri = NamedNode::new(text.as_str()).map_err(|e| HttpError::BadRequest(format!("invalid IRI <{text}>: {e}")))?;
     let page = page_number(ctx)?;
     let format = ctx.negotiate(ctx.param("format").as_deref(), &RESOURCE_FORMATS)?;
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["resource", format.name(), iri.as_str(), &page.to_string()]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    let view = View { name, title: iri.as_str().to_owned(), iri: iri.as_str().to_owned(), page, format };
-    Ok(view.render(ctx, &mut session, &[iri]).await?.cacheable(&tag, ctx.config.cache_max_age_s))
+    preamble::serve(ctx, name, &["resource", format.name(), iri.as_str(), &page.to_string()], async |mut session| {
+        let view = View { name, title: iri.as_str().to_owned(), iri: iri.as_str().to_owned(), page, format };
+        view.render(ctx, &mut session, std::slice::from_ref(&iri)).await
+    })
+    .await
 }
 
 /// Base-IRI mode: `iri` was requested of the Worker and lies under the base of dataset `name`.
@@ -183,35 +135,30 @@ pub async fn base_iri(ctx: &Ctx, name: &str, iri: &str) -> Result<Reply, HttpErr
     let node = NamedNode::new(iri).map_err(|e| HttpError::BadRequest(format!("<{iri}> is not an IRI: {e}")))?;
     let format = ctx.negotiate(ctx.param("format").as_deref(), &RESOURCE_FORMATS)?;
     let page = page_number(ctx)?;
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["base-iri", format.name(), iri, &page.to_string()]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    let (has_triples, hashes) = session
-        .run(|store| {
-            let hashes = hash_iris(store, iri, MAX_HASH_IRIS);
-            let has = collect(store, std::slice::from_ref(&node), 0, 1).map(|page| !page.triples.is_empty());
-            Ok::<_, ReadError>((has?, hashes?))
-        })
-        .await??;
-    if !hashes.is_empty() {
-        // A hash IRI's document: the client asked for `doc`, the resources are `doc#…`.
-        let mut iris = Vec::with_capacity(hashes.len() + 1);
-        if has_triples {
-            iris.push(node.clone());
+    preamble::serve(ctx, name, &["base-iri", format.name(), iri, &page.to_string()], async |mut session| {
+        let (has_triples, hashes) = session
+            .run(async |store| {
+                let hashes = hash_iris(store, iri, MAX_HASH_IRIS);
+                let has = collect(store, std::slice::from_ref(&node), 0, 1).map(|page| !page.triples.is_empty());
+                Ok::<_, ReadError>((has?, hashes?))
+            })
+            .await??;
+        if !hashes.is_empty() {
+            // A hash IRI's document: the client asked for `doc`, the resources are `doc#…`.
+            let mut iris = Vec::with_capacity(hashes.len() + 1);
+            if has_triples {
+                iris.push(node.clone());
+            }
+            iris.extend(hashes);
+            let view = View { name, title: iri.to_owned(), iri: iri.to_owned(), page, format };
+            return view.render_document(ctx, &mut session, &iris).await;
         }
-        iris.extend(hashes);
-        let view = View { name, title: iri.to_owned(), iri: iri.to_owned(), page, format };
-        return Ok(view.render_document(ctx, &mut session, &iris).await?.cacheable(&tag, ctx.config.cache_max_age_s));
-    }
-    if !has_triples {
-        return Err(HttpError::NotFound(format!("<{iri}> has no triples in {name}")));
-    }
-    let location = format!("{}/{name}/resource?iri={}&format={}", ctx.origin(), encode_param(iri), format.name());
-    Ok(Reply::see_other(&location).header("cache-control", format!("public, max-age={}", ctx.config.cache_max_age_s)).header("etag", tag))
+        if !has_triples {
+            return Err(HttpError::NotFound(format!("<{iri}> has no triples in {name}")));
+        }
+        Ok(Reply::see_other(&format!("{}/{name}/resource?iri={}&format={}", ctx.origin(), encode_param(iri), format.name())))
+    })
+    .await
 }
 
 /// A view being rendered.
@@ -238,7 +185,7 @@ impl View<'_> {
     async fn render_with(&self, ctx: &Ctx, session: &mut Session, iris: &[NamedNode], base: String) -> Result<Reply, HttpError> {
         let limit = ctx.config.resource_page_triples;
         let offset = (self.page - 1).saturating_mul(limit);
-        let page = session.run(|store| collect(store, iris, offset, limit)).await??;
+        let page = session.run(async |store| collect(store, iris, offset, limit)).await??;
         if page.triples.is_empty() {
             return Err(HttpError::NotFound(if self.page == 1 {
                 format!("<{}> has no triples in {}", self.iri, self.name)

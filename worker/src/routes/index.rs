@@ -7,7 +7,6 @@ use crate::datasets::{self, ROOT, VersionEntry};
 use crate::http::{Ctx, Reply, etag};
 use crate::http_error::HttpError;
 use crate::pages;
-use futures_util::future::join_all;
 use serde_json::json;
 
 /// Datasets listed at most.
@@ -16,14 +15,10 @@ const MAX_DATASETS: usize = 1000;
 /// GET `/`.
 pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
     let format = ctx.negotiate(ctx.param("format").as_deref(), &[Format::Html, Format::Json])?;
+    ctx.usage.count_open_round();
     let (prefixes, more) = ctx.r2.list_prefixes(ROOT, MAX_DATASETS).await?;
-    ctx.stats.rounds.set(ctx.stats.rounds.get() + 1);
     let names: Vec<String> = prefixes.iter().filter_map(|p| p.strip_prefix(ROOT)?.strip_suffix('/')).filter(|n| datasets::is_name(n)).map(str::to_owned).collect();
-    let rounds = ctx.stats.rounds.get();
-    let reads = ctx.stats.reads.get();
-    let pointers = join_all(names.iter().map(|name| datasets::pointer(&ctx.r2, &ctx.config, name))).await;
-    // The pointers were read concurrently: one round at most.
-    ctx.stats.rounds.set(rounds + u64::from(ctx.stats.reads.get() > reads));
+    let pointers = datasets::pointers(ctx, &names).await;
     let mut entries: Vec<VersionEntry> = Vec::new();
     for (name, pointer) in names.iter().zip(pointers) {
         match pointer {

@@ -4,19 +4,19 @@
 //! a small answer is sent as captured, a large one streams from one more
 //! run. Without a query: the service description with VoID statistics.
 
-use crate::answer::{Out, PageInfo, WriteFailure, triples_to_bytes, write_answer};
+use crate::answer::{Out, PageInfo, VOID, WriteFailure, triples_to_bytes, write_answer};
 use crate::conneg::{self, Format, GRAPH_FORMATS, SOLUTION_FORMATS};
-use crate::datasets;
-use crate::driver::Session;
-use crate::pages;
-use crate::http::{Body, Ctx, Reply, etag};
+use crate::http::{Body, Ctx, Reply};
 use crate::http_error::HttpError;
+use crate::pages;
+use crate::preamble;
 use futures_channel::mpsc;
 use futures_util::StreamExt;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
+use rete_core::format::card::Card;
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query};
-use rete_core::{RangeSource, Store};
+use rete_core::{Header, RangeSource, Store};
 use std::sync::Arc;
 use worker::{Method, Request};
 
@@ -160,63 +160,56 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
     let format = answer_format(ctx, params.format.as_deref(), offers)?;
     let options = QueryOptions { default_graphs: iris(&params.default_graphs, "default-graph-uri")?, named_graphs: iris(&params.named_graphs, "named-graph-uri")?, budget: budget(ctx, true) };
 
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["sparql", format.name(), &text, &params.default_graphs.join(" "), &params.named_graphs.join(" ")]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    let page = PageInfo { dataset: name, query: &text };
-    let mut out = Out::capture(CAPTURE_BYTES);
-    loop {
-        let mark = session.mark();
-        let result = match evaluate(session.store(), &query, &options) {
-            Ok(answer) => write_answer(answer, format, &page, &mut out).await,
-            Err(error) => Err(WriteFailure::Query(error)),
-        };
-        if session.fetch_missing(mark).await? {
-            out.reset();
-            continue;
-        }
+    let etag_parts = ["sparql", format.name(), &text, &params.default_graphs.join(" "), &params.named_graphs.join(" ")];
+    preamble::serve(ctx, name, &etag_parts, async |mut session| {
+        let page = PageInfo { dataset: name, query: &text };
+        let mut out = Out::capture(CAPTURE_BYTES);
+        let result = session
+            .run(async |store| {
+                out.reset();
+                match evaluate(store, &query, &options) {
+                    Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+                    Err(error) => Err(WriteFailure::Query(error)),
+                }
+            })
+            .await?;
         match result {
-            Ok(()) => break,
+            Ok(()) => {}
             Err(WriteFailure::Query(error)) => return Err(error.into()),
             Err(WriteFailure::Io(error)) => return Err(HttpError::Internal(format!("writing the answer failed: {error}"))),
             Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
         }
-    }
-    let total_bytes = out.total_bytes();
-    let reply = match out.into_captured() {
-        Some(bytes) => Reply::ok(format, bytes),
-        None if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
-        None => {
-            // Everything the answer needs is fed and cached in this session:
-            // one more run writes it out as the client reads, without reads.
-            let (sender, receiver) = mpsc::channel(2);
-            let options = QueryOptions { budget: budget(ctx, false), ..options };
-            let name = name.to_owned();
-            wasm_bindgen_futures::spawn_local(async move {
-                let mut out = Out::stream(sender);
-                let page = PageInfo { dataset: &name, query: &text };
-                let result = match evaluate(session.store(), &query, &options) {
-                    Ok(answer) => write_answer(answer, format, &page, &mut out).await,
-                    Err(error) => Err(WriteFailure::Query(error)),
-                };
-                if let Err(error) = result {
-                    worker::console_error!("streaming the answer of {name} stopped: {error:?}");
-                    out.abort(format!("{error:?}")).await;
-                }
-                drop(session);
-            });
-            Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
-        }
-    };
-    Ok(reply.cacheable(&tag, ctx.config.cache_max_age_s))
+        let total_bytes = out.total_bytes();
+        Ok(match out.into_captured() {
+            Some(bytes) => Reply::ok(format, bytes),
+            None if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
+            None => {
+                // Everything the answer needs is fed and cached in this session:
+                // one more run writes it out as the client reads, without reads.
+                let (sender, receiver) = mpsc::channel(2);
+                let options = QueryOptions { budget: budget(ctx, false), ..options.clone() };
+                let (name, text, query) = (name.to_owned(), text.clone(), query.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let mut out = Out::stream(sender);
+                    let page = PageInfo { dataset: &name, query: &text };
+                    let result = match evaluate(session.store(), &query, &options) {
+                        Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+                        Err(error) => Err(WriteFailure::Query(error)),
+                    };
+                    if let Err(error) = result {
+                        worker::console_error!("streaming the answer of {name} stopped: {error:?}");
+                        out.abort(format!("{error:?}")).await;
+                    }
+                    drop(session);
+                });
+                Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
+            }
+        })
+    })
+    .await
 }
 
 const SD: &str = "http://www.w3.org/ns/sparql-service-description#";
-const VOID: &str = "http://rdfs.org/ns/void#";
 const FORMATS: &str = "http://www.w3.org/ns/formats/";
 
 fn sd(local: &str) -> NamedNode {
@@ -233,33 +226,27 @@ fn count(value: u64) -> Term {
 
 /// Named graphs and their quad counts, decoded from INDEX's graph list.
 fn named_graphs<S: RangeSource>(store: &Store<S>) -> Result<Vec<(Term, u64)>, rete_core::ReadError> {
-    let mut graphs = Vec::new();
-    let mut first_error = None;
-    for graph in &store.index().graphs {
-        // Decode every graph name even after a miss, so one round fetches all.
-        match store.term(graph.id) {
-            Ok(term) => graphs.push((term, graph.quad_count)),
-            Err(error) => first_error = first_error.or(Some(error)),
-        }
-    }
-    first_error.map_or(Ok(graphs), Err)
+    let graphs = &store.index().graphs;
+    let ids: Vec<_> = graphs.iter().map(|graph| graph.id).collect();
+    Ok(store.terms(&ids)?.into_iter().zip(graphs.iter().map(|graph| graph.quad_count)).collect())
 }
 
 /// The SPARQL Service Description of the endpoint, with the dataset's VoID
 /// description (counts from the header, INDEX and CARD).
 async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) -> Result<Reply, HttpError> {
     let format = answer_format(ctx, format_param, &GRAPH_FORMATS)?;
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["service-description", format.name(), &ctx.origin()]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    let card = session.run(|store| store.card()).await??;
-    let graphs = session.run(named_graphs).await??;
-    let header = session.store().header().clone();
+    let origin = ctx.origin();
+    preamble::serve(ctx, name, &["service-description", format.name(), &origin], async |mut session| {
+        let card = super::card::read(&mut session).await?;
+        let graphs = session.run(async |store| named_graphs(store)).await??;
+        let header = session.store().header().clone();
+        Ok(Reply::ok(format, service_description_bytes(ctx, name, format, &card, &graphs, &header)?))
+    })
+    .await
+}
 
+/// The service description's triples, written in `format`.
+fn service_description_bytes(ctx: &Ctx, name: &str, format: Format, card: &Card, graphs: &[(Term, u64)], header: &Header) -> Result<Vec<u8>, HttpError> {
     let endpoint = NamedNode::new(format!("{}/{name}/sparql", ctx.origin())).map_err(|e| HttpError::Internal(e.to_string()))?;
     let void_dataset = NamedNode::new_unchecked(format!("{}/{name}/card#dataset", ctx.origin()));
     let mut triples = Vec::new();
@@ -304,7 +291,7 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
         add(partition.clone(), void("class"), iri.into());
         add(partition, void("entities"), count(class.instances));
     }
-    for (graph_name, quads) in &graphs {
+    for (graph_name, quads) in graphs {
         let named: NamedOrBlankNode = BlankNode::default().into();
         let graph: NamedOrBlankNode = BlankNode::default().into();
         add(sd_dataset.clone(), sd("namedGraph"), named.clone().into());
@@ -319,7 +306,7 @@ async fn service_description(ctx: &Ctx, name: &str, format_param: Option<&str>) 
     let bytes = match format {
         Format::Rdf(rf) => triples_to_bytes(&triples, rf, &[("sd", SD), ("void", VOID), ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
             .map_err(|e| HttpError::Internal(format!("writing the service description failed: {e}")))?,
-        _ => pages::query::endpoint(name, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?, header.quad_count, header.term_count, graphs.len()).into_bytes(),
+        _ => pages::query::endpoint(name, &serde_json::to_value(card).map_err(|e| HttpError::Internal(e.to_string()))?, header.quad_count, header.term_count, graphs.len()).into_bytes(),
     };
-    Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
+    Ok(bytes)
 }

@@ -6,11 +6,10 @@
 //! before SUMMARY existed answer with the card's classes and no levels.
 
 use crate::conneg::Format;
-use crate::datasets;
-use crate::driver::Session;
-use crate::http::{Ctx, Reply, etag};
+use crate::http::{Ctx, Reply};
 use crate::http_error::HttpError;
-use crate::pages;
+use crate::preamble;
+use crate::session::Session;
 use rete_core::format::summary::{Schema, SchemaClass, Summary};
 use serde_json::{Value, json};
 
@@ -21,27 +20,19 @@ pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
         None => None,
         Some(text) => Some(text.parse::<usize>().map_err(|_| HttpError::BadRequest(format!("level={text:?} is not a level number (0 is the coarsest)")))?),
     };
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
     let level_text = level.map(|l| l.to_string()).unwrap_or_default();
-    let tag = etag(&entry.version, &["summary", format.name(), &level_text]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let summary = read(ctx, &dataset).await?;
-    let body = match level {
-        None => overview(name, &dataset.entry.version, &summary),
-        Some(level) => level_json(name, &dataset.entry.version, &summary, level)?,
-    };
-    let bytes = match format {
+    preamble::serve(ctx, name, &["summary", format.name(), &level_text], async |mut session| {
+        let summary = read(&mut session).await?;
+        let version = &session.dataset().entry.version;
+        let body = match level {
+            None => overview(name, version, &summary),
+            Some(level) => level_json(name, version, &summary, level)?,
+        };
         // The dataset page holds the summary picture, drawn from this route's JSON.
-        Format::Html => {
-            let card = super::card::read(ctx, &dataset).await?;
-            pages::dataset::page(name, &dataset.entry, &serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?).into_bytes()
-        }
-        _ => json_bytes(&body)?,
-    };
-    Ok(Reply::ok(format, bytes).cacheable(&tag, ctx.config.cache_max_age_s))
+        let bytes = if format == Format::Html { super::card::page(&mut session, name).await? } else { json_bytes(&body)? };
+        Ok(Reply::ok(format, bytes))
+    })
+    .await
 }
 
 /// GET `/{ds}/summary/members?level=N&node=K[&page=P]`: one page of a super-node's members.
@@ -55,62 +46,48 @@ pub async fn members(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
         }
     };
     let (level, node, page) = (number("level", None)?, number("node", None)?, number("page", Some(0))?);
-    let entry = datasets::pointer(&ctx.r2, &ctx.config, name).await?;
-    let tag = etag(&entry.version, &["members", &level.to_string(), &node.to_string(), &page.to_string()]);
-    if ctx.not_modified(&tag) {
-        return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
-    }
-    let dataset = datasets::open(&ctx.r2, entry).await?;
-    let mut session = Session::new(&dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    let summary = session.run(|store| store.summary()).await??.unwrap_or_default();
-    let levels = summary.levels.len();
-    let found = summary.levels.get(level as usize).ok_or_else(|| HttpError::NotFound(no_level(name, level as usize, levels)))?;
-    let found = found.nodes.get(node as usize).ok_or_else(|| HttpError::NotFound(format!("{name} summary level {level} has nodes 0 to {}; there is no node {node}", found.nodes.len().saturating_sub(1))))?;
-    if page >= found.members.pages.max(1) {
-        return Err(HttpError::NotFound(format!("node {node} of level {level} has {} pages of members (0 to {}); there is no page {page}", found.members.pages, found.members.pages.saturating_sub(1))));
-    }
-    let pages = found.members.pages;
-    let ids = if pages == 0 { Vec::new() } else { session.run(|store| store.member_page(&found.members, page)).await?? };
-    // Decode every id even after a miss, so one round fetches all their dictionary blocks.
-    let terms = session
-        .run(|store| {
-            let mut first_error = None;
-            let terms: Vec<String> = ids
-                .iter()
-                .filter_map(|&id| match store.term(id) {
-                    Ok(oxrdf::Term::NamedNode(iri)) => Some(iri.into_string()),
-                    Ok(other) => Some(other.to_string()),
-                    Err(error) => {
-                        first_error = first_error.take().or(Some(error));
-                        None
-                    }
-                })
-                .collect();
-            first_error.map_or(Ok(terms), Err)
-        })
-        .await??;
-    let next = (page + 1 < pages).then(|| members_url(name, level as usize, node as u32, page + 1));
-    let body = json!({
-        "dataset": name,
-        "version": dataset.entry.version,
-        "level": level,
-        "node": node,
-        "size": found.size,
-        "page": page,
-        "pages": pages,
-        "members": terms,
-        "next": next,
-    });
-    Ok(Reply::ok(Format::Json, json_bytes(&body)?).cacheable(&tag, ctx.config.cache_max_age_s))
+    let etag_parts = [level.to_string(), node.to_string(), page.to_string()];
+    preamble::serve(ctx, name, &["members", &etag_parts[0], &etag_parts[1], &etag_parts[2]], async |mut session| {
+        let summary = session.run(async |store| store.summary()).await??.unwrap_or_default();
+        let levels = summary.levels.len();
+        let found = summary.levels.get(level as usize).ok_or_else(|| HttpError::NotFound(no_level(name, level as usize, levels)))?;
+        let found = found.nodes.get(node as usize).ok_or_else(|| HttpError::NotFound(format!("{name} summary level {level} has nodes 0 to {}; there is no node {node}", found.nodes.len().saturating_sub(1))))?;
+        if page >= found.members.pages.max(1) {
+            return Err(HttpError::NotFound(format!("node {node} of level {level} has {} pages of members (0 to {}); there is no page {page}", found.members.pages, found.members.pages.saturating_sub(1))));
+        }
+        let pages = found.members.pages;
+        let ids = if pages == 0 { Vec::new() } else { session.run(async |store| store.member_page(&found.members, page)).await?? };
+        let terms = session.run(async |store| store.terms(&ids)).await??;
+        let members: Vec<String> = terms
+            .into_iter()
+            .map(|term| match term {
+                oxrdf::Term::NamedNode(iri) => iri.into_string(),
+                other => other.to_string(),
+            })
+            .collect();
+        let next = (page + 1 < pages).then(|| members_url(name, level as usize, node as u32, page + 1));
+        let body = json!({
+            "dataset": name,
+            "version": session.dataset().entry.version,
+            "level": level,
+            "node": node,
+            "size": found.size,
+            "page": page,
+            "pages": pages,
+            "members": members,
+            "next": next,
+        });
+        Ok(Reply::ok(Format::Json, json_bytes(&body)?))
+    })
+    .await
 }
 
 /// The SUMMARY section, or for older files one made from the card's classes.
-async fn read(ctx: &Ctx, dataset: &datasets::Dataset) -> Result<Summary, HttpError> {
-    let mut session = Session::new(dataset, &ctx.r2, &ctx.stats, &ctx.config, ctx.deadline_ms).await?;
-    if let Some(summary) = session.run(|store| store.summary()).await?? {
+async fn read(session: &mut Session) -> Result<Summary, HttpError> {
+    if let Some(summary) = session.run(async |store| store.summary()).await?? {
         return Ok(summary);
     }
-    let card = session.run(|store| store.card()).await??;
+    let card = super::card::read(session).await?;
     let classes = card.classes.iter().map(|c| SchemaClass { iri: c.iri.clone(), label: c.label.clone(), instances: c.instances }).collect();
     Ok(Summary {
         schema: Schema { classes, classes_more: card.classes_more, ..Schema::default() },

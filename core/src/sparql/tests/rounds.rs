@@ -234,3 +234,35 @@ fn the_first_run_asks_for_every_constant_dictionary_block() {
         assert!(missing.contains(&crate::read::BlockKey::Dictionary(block)), "{literal}: {missing:?}");
     }
 }
+
+#[test]
+fn a_section_outside_the_held_pieces_takes_one_round_then_is_held() {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(1 << 20));
+    let (card, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| s.card()).unwrap();
+    assert_eq!(card.unwrap().quads, full.header().quad_count);
+    assert_eq!(stats.rounds, 1);
+    let card_range = full.header().section(crate::SectionKind::Card).unwrap().range();
+    assert_eq!(*counter.batches.borrow(), [vec![card_range]]);
+    assert!(store.held().iter().any(|(range, _)| *range == card_range));
+    let (_, again) = run_in_rounds(&store, &RoundOptions::default(), |r| counter.fetch(r), |s| s.card()).unwrap();
+    assert_eq!(again.rounds, 0, "held after the first round");
+}
+
+#[test]
+fn terms_with_a_prefix_span_dictionary_blocks_in_order() {
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let prefix = crate::encode_term(oxrdf::NamedNodeRef::new_unchecked("http://example.org/p1"));
+    let expected: Vec<String> = {
+        let mut all: Vec<String> = (0..PEOPLE).map(|i| format!("p{i}")).filter(|p| p.starts_with("p1")).collect();
+        all.sort();
+        all.iter().map(|p| format!("<http://example.org/{p}>")).collect()
+    };
+    assert!(expected.len() > 1000, "the prefix spans several dictionary blocks");
+    let found: Vec<String> = full.terms_with_prefix(&prefix, usize::MAX).unwrap().iter().map(ToString::to_string).collect();
+    assert_eq!(found, expected);
+    assert_eq!(full.terms_with_prefix(&prefix, 3).unwrap().len(), 3);
+    let nothing = crate::encode_term(oxrdf::NamedNodeRef::new_unchecked("http://example.org/q"));
+    assert!(full.terms_with_prefix(&nothing, 10).unwrap().is_empty());
+}
