@@ -7,7 +7,6 @@
 - build_input: the same documents as N-Triples, N-Quads, Turtle and TriG (pyoxigraph writes the
   other syntaxes), each prefixed with the target's option byte (fuzz/src/build.rs).
 - query_damaged: short byte strings (the input is a structured `Damage`, read with `arbitrary`).
-- worker_request: W3C and example query texts (fuzz/src/request.rs reads the framing).
 Committed inputs that once failed (fuzz/regressions/<target>/) are added to each corpus too.
 Usage: python3 fuzz/seeds.py [--quick]   (--quick: a tenth of the W3C files, for the smoke run)
 """
@@ -92,9 +91,6 @@ def main() -> None:
     for size in [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]:
         for _ in range(4):
             save("query_damaged", bytes(rng.randrange(256) for _ in range(size)))
-    queries = sorted(sparql_tests().rglob("*.rq")) + sorted((REPO / "examples").glob("*/queries/*.rq"))
-    for path in queries[::10] if quick else queries:
-        save("worker_request", path.read_bytes())
     for folder in sorted((REPO / "fuzz" / "regressions").glob("*")):
         for path in sorted(folder.iterdir()):
             save(folder.name, path.read_bytes())

@@ -12,8 +12,9 @@
 #                                              campaigns reach EXECUTIONS (stops at the first finding)
 #        scripts/fuzz.sh totals                executions and time per target over all campaigns
 #        scripts/fuzz.sh smoke [SECONDS]       setup, build, quick seeds, then each target for
-#                                              SECONDS (default 15): the `fuzz` suite of npm test;
-#                                              ends with the line `N passed, N failed`
+#                                              SECONDS (default 15); ends with `N passed, N failed`.
+#                                              (npm test runs fuzz/tests/smoke.rs instead: stable
+#                                              Rust, no nightly toolchain or instrumented build)
 #
 # Limits of every run (issue 18): 1 s of CPU time per input, 256 MiB of RSS, and no single
 # allocation over 256 MiB. The targets enforce the CPU time and the allocation size themselves

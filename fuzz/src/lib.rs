@@ -1,9 +1,9 @@
 //! rete's fuzz targets as plain functions: each `fuzz_targets/*.rs` binary
 //! hands libFuzzer's input to one of them, and `tests/replay.rs` runs them on
-//! stable Rust over the committed seeds and every input that once failed
-//! (`fuzz/regressions/`). A function returns normally for any input; a
-//! panic, an abort (the allocation limit), a hang or a broken invariant
-//! asserted here is a finding. README.md says how to run the campaigns.
+//! stable Rust over every input that once failed (`fuzz/regressions/`), and
+//! `tests/smoke.rs` runs each on a few thousand mutated inputs. A function
+//! returns normally for any input; a panic, an abort (the allocation limit),
+//! a hang or a broken invariant asserted here is a finding. README.md says how to run the campaigns.
 
 pub mod limits;
 mod bases;
@@ -12,6 +12,7 @@ mod damage;
 mod repair;
 mod walk;
 
+pub use bases::{BaseFile, base_files};
 pub use build::{Built, build_input, init as init_build_input};
 pub use limits::within_time_limit;
 pub use damage::{Damage, init as init_query_damaged, query, query_damaged};
