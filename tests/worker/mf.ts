@@ -46,12 +46,25 @@ export interface Worker {
 
 export const ORIGIN = "http://rete.test";
 
-export async function startWorker(vars: Record<string, string> = {}): Promise<Worker> {
+/** Options of a test Worker. */
+export interface Options {
+  /** Wrap the R2 binding in the harness's faulty R2 (tests/worker/r2-faults.js; plan: PUT /__faults). */
+  faults?: boolean;
+}
+
+export async function startWorker(vars: Record<string, string> = {}, options: Options = {}): Promise<Worker> {
+  // The faulty R2 is the entry module beside the built Worker, so that it imports ./index.js.
+  const entry = options.faults
+    ? { script: readFileSync(resolve(ROOT, "tests/worker/r2-faults.js"), "utf8"), scriptPath: resolve(ROOT, "worker/build/r2-faults.js") }
+    : { scriptPath: resolve(ROOT, "worker/build/index.js") };
   const mf = new Miniflare({
     modules: true,
     modulesRoot: resolve(ROOT, "worker/build"),
-    scriptPath: resolve(ROOT, "worker/build/index.js"),
-    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+    ...entry,
+    modulesRules: [
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+      { type: "ESModule", include: ["**/*.js"] },
+    ],
     compatibilityDate: "2026-04-26",
     r2Buckets: { BUCKET: "rete" },
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
