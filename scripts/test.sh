@@ -21,7 +21,7 @@ SUITES=(
   "cargo    | cargo       | cargo test --workspace --release --no-fail-fast"
   "examples | plain       | python3 scripts/check-examples.py"
   "differential | plain | python3 tests/differential/run.py"
-  # "conformance | plain       | cargo run --release -p rete-conformance"
+  "conformance | plain | python3 tests/conformance/cli_runner.py --floor tests/conformance/cli-floor.txt"
   "worker   | vitest-json | npx vitest run --config tests/worker/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
   "browser  | vitest-json | npx vitest run --config tests/browser/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/browser.json"
   "clients  | vitest-json | npx vitest run --config tests/clients/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/clients.json"

@@ -11,6 +11,7 @@
 
 mod error;
 pub mod format;
+pub mod graph;
 pub mod read;
 pub mod results;
 pub mod sparql;

@@ -13,14 +13,14 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success
   1  invalid data: an RDF syntax error, a corrupt .rete file, a failed verify,
-     a malformed or unsupported SPARQL query
+     a malformed or unsupported SPARQL query, an invalid IRI given to reach or path
   2  usage error: unknown flag, missing argument, invalid flag value, a query
      --format that cannot hold the answer
   3  any other failure: a file that cannot be read or written, …
   4  storage error (publish, ls, rollback, gc): R2 rejected the credentials, could not be
      reached or kept failing, or wrangler failed; the served version was not changed
   5  the query exceeded a limit (query --timeout-s; the block cache or the rounds
-     of reads of query and cost)";
+     of reads of query, cost, reach, path and check)";
 
 /// rete: publish an RDF dataset as one .rete file and query it where it sits.
 #[derive(Debug, Parser)]
@@ -164,6 +164,106 @@ pub enum Command {
         #[arg(long = "file", value_name = "QUERY_FILE")]
         query_file: Option<PathBuf>,
         /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count (or list) the nodes each seed reaches along some predicates, many seeds at once.
+    ///
+    /// One breadth-first search serves every seed: each level reads the blocks of
+    /// the whole frontier in one round, so the file is read where it sits (a path or
+    /// an http(s) URL) in about as many rounds as the deepest seed needs levels.
+    /// A seed never counts itself. Prints "REACHED<TAB>SEED" lines; --json prints
+    /// {"seeds":[{"from":IRI,"reached":N}],"rounds":R,"requests":Q,"bytes":B}
+    /// (rounds and bytes include the open).
+    ///
+    /// Example: rete reach dblp.rete --from-file authors.txt --via http://ex.org/coauthor --undirected --json
+    #[command(after_help = EXIT_CODES)]
+    Reach {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// A seed IRI (repeatable; `_:label` for a blank node).
+        #[arg(long = "from", value_name = "IRI")]
+        from: Vec<String>,
+        /// A file of seed IRIs, one a line (blank lines and `#` lines skipped).
+        #[arg(long, value_name = "FILE")]
+        from_file: Option<PathBuf>,
+        /// A predicate to follow (repeatable; at least one).
+        #[arg(long, value_name = "PRED", required = true)]
+        via: Vec<String>,
+        /// Follow triples from object to subject instead.
+        #[arg(long, conflicts_with = "undirected")]
+        inverse: bool,
+        /// Follow triples both ways.
+        #[arg(long)]
+        undirected: bool,
+        /// At most this many hops from each seed.
+        #[arg(long, value_name = "N")]
+        max_depth: Option<u32>,
+        /// Split the seeds (in groups of 64) across all cores; the result is the same.
+        #[arg(long)]
+        parallel: bool,
+        /// Also list the nodes each seed reaches.
+        #[arg(long)]
+        members: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find a shortest path between two nodes (bidirectional breadth-first search).
+    ///
+    /// Both ends search towards each other, a whole level at a time, the smaller
+    /// frontier first, reading only the blocks of the frontier's ids. Each step is
+    /// printed as the triple is stored (with --undirected a step may run object to
+    /// subject). No path is not an error (exit 0); an invalid IRI is (exit 1).
+    /// --json prints {"length":L,"path":[[s,p,o],...],"visited":V,"rounds":R,"bytes":B},
+    /// or {"length":null,...} when there is none within --max-depth.
+    ///
+    /// Example: rete path data.rete http://ex.org/a http://ex.org/b --via http://ex.org/knows --json
+    #[command(after_help = EXIT_CODES)]
+    Path {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// Where the path starts: an IRI or `_:label`.
+        from: String,
+        /// Where it ends.
+        to: String,
+        /// A predicate to follow (repeatable; none: every predicate).
+        #[arg(long, value_name = "PRED")]
+        via: Vec<String>,
+        /// Follow triples both ways.
+        #[arg(long)]
+        undirected: bool,
+        /// Only paths of at most this many steps.
+        #[arg(long, value_name = "N")]
+        max_depth: Option<u32>,
+        /// Search from FROM only (a plain BFS), to compare visited nodes and bytes.
+        #[arg(long)]
+        unidirectional: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the data's coherence against its schema: findings with the triples that prove them.
+    ///
+    /// Tier 0 reads only the schema axioms (a small section, usually inside the first
+    /// read): classes under two disjoint classes (unsatisfiable-class) and subclass
+    /// cycles (subclass-cycle). Tier 1 adds the instances the schema points at,
+    /// reading only rdf:type of those classes and the schema's properties:
+    /// instances of disjoint classes, directly or through rdfs:domain/range
+    /// (disjoint-instance), functional properties with two values
+    /// (functional-property). Tier 2 finds the same over every quad. Findings are
+    /// not an error (exit 0). --json prints
+    /// {"tier":T,"findings":[{"kind":K,"subject":IRI,"evidence":[[s,p,o],...]}],"rounds":R,"bytes":B}.
+    ///
+    /// Example: rete check data.rete --tier 1 --json
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// 0 (schema), 1 (the instances the schema points at) or 2 (every quad).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+        tier: u8,
+        /// Print one JSON object.
         #[arg(long)]
         json: bool,
     },

@@ -174,3 +174,14 @@ fn cost_of_a_local_file() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("truncated"), "{stderr}");
 }
+
+#[test]
+fn unknown_function_warns_once_and_answers() {
+    let f = fixture();
+    let query = "PREFIX : <http://example.org/> SELECT ?p ?x WHERE { ?p :age ?age BIND(<http://example.org/f>(?age) AS ?x) FILTER(!<http://example.org/f>(?p) || true) } ORDER BY ?p";
+    let output = rete(&f.file, &[query, "--format", "csv"]);
+    assert_eq!(stdout(&output), "p,x\r\nhttp://example.org/alice,\r\nhttp://example.org/bob,\r\n");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("rete: warning: unknown function <http://example.org/f>: every call is an expression error"), "{stderr}");
+}

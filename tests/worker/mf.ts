@@ -48,11 +48,15 @@ export const ORIGIN = "http://rete.test";
 
 /** Options of a test Worker. */
 export interface Options {
+  /** Where it keeps R2 and the Cache API: in memory (default), or in this directory, which a
+   * later Worker (a new isolate, as after a restart of `wrangler dev`) opens again. */
+  persist?: string;
   /** Wrap the R2 binding in the harness's faulty R2 (tests/worker/r2-faults.js; plan: PUT /__faults). */
   faults?: boolean;
 }
 
 export async function startWorker(vars: Record<string, string> = {}, options: Options = {}): Promise<Worker> {
+  const persisted = options.persist ? { r2Persist: resolve(options.persist, "r2"), cachePersist: resolve(options.persist, "cache") } : {};
   // The faulty R2 is the entry module beside the built Worker, so that it imports ./index.js.
   const entry = options.faults
     ? { script: readFileSync(resolve(ROOT, "tests/worker/r2-faults.js"), "utf8"), scriptPath: resolve(ROOT, "worker/build/r2-faults.js") }
@@ -67,6 +71,7 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
     ],
     compatibilityDate: "2026-04-26",
     r2Buckets: { BUCKET: "rete" },
+    ...persisted,
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
   });
   await mf.ready;
@@ -110,5 +115,12 @@ export async function startWithExamples(vars: Record<string, string> = {}): Prom
 /** The x-rete-* counters of a response. */
 export function counters(response: Response) {
   const n = (h: string) => Number(response.headers.get(h));
-  return { reads: n("x-rete-reads"), bytes: n("x-rete-bytes"), rounds: n("x-rete-rounds"), memory: n("x-rete-memory") };
+  return {
+    reads: n("x-rete-reads"),
+    bytes: n("x-rete-bytes"),
+    cacheHits: n("x-rete-cache-hits"),
+    subrequests: n("x-rete-subrequests"),
+    rounds: n("x-rete-rounds"),
+    memory: n("x-rete-memory"),
+  };
 }

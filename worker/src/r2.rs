@@ -1,13 +1,13 @@
 //! Every call to the R2 binding, in one place: whole small objects
 //! (pointers), the first bytes of a `.rete` (which learn its etag), ranges of
-//! it pinned by that etag, and listings. Each call is counted in the
-//! request's [`Usage`] and awaited no later than the request's deadline (a
-//! call R2 never answers is a 502, not a request that hangs until the
-//! runtime ends it). What R2 answers is checked against what was asked: the
-//! length of every body, and the etag a range read was pinned to. Nothing
-//! here decodes a byte of the format; the test harness that wraps the
-//! binding (tests/worker/r2-faults.js: failures, hangs, short and foreign
-//! bodies) sees every read here.
+//! it pinned by that etag, and listings. Each call takes one of the
+//! request's subrequests, is counted in its [`Usage`] and is awaited no later
+//! than the request's deadline (a call R2 never answers is a 502, not a
+//! request that hangs until the runtime ends it). What R2 answers is checked
+//! against what was asked: the length of every body, and the etag a range
+//! read was pinned to. Nothing here decodes a byte of the format; the test
+//! harness that wraps the binding (tests/worker/r2-faults.js: failures,
+//! hangs, short and foreign bodies) sees every read here.
 
 use crate::http_error::HttpError;
 use crate::usage::Usage;
@@ -67,6 +67,7 @@ impl R2 {
     /// A whole small object (a pointer), `None` when it does not exist.
     /// Objects larger than `max_bytes` are refused unread.
     pub async fn get_small(&self, key: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, HttpError> {
+        self.usage.take_subrequest()?;
         let object = self.in_time(&format!("get {key}"), self.bucket.get(key).execute()).await?;
         let Some(object) = object else {
             self.usage.count_read(0);
@@ -86,6 +87,7 @@ impl R2 {
     /// The first `length` bytes of an object and its etag; `None` when the
     /// object does not exist.
     pub async fn get_prefix(&self, key: &str, length: u64) -> Result<Option<Prefix>, HttpError> {
+        self.usage.take_subrequest()?;
         let object = self.in_time(&format!("get {key}"), self.bucket.get(key).range(Range::Prefix { length }).execute()).await?;
         let Some(object) = object else {
             self.usage.count_read(0);
@@ -99,19 +101,20 @@ impl R2 {
         Ok(Some(Prefix { bytes, etag, size }))
     }
 
-    /// One range of `key`, pinned to `etag`: a replaced or deleted object is
-    /// [`HttpError::Changed`] rather than bytes of another file, and so is a
-    /// body of another etag (should `onlyIf` ever not hold).
-    pub async fn get_range(&self, key: &str, etag: &str, range: ByteRange) -> Result<Vec<u8>, HttpError> {
+    /// One range of `key`, pinned to `etag` when it is known: a deleted
+    /// object, or a replaced one, is [`HttpError::Changed`] rather than bytes
+    /// of another file, and so is a body of another etag (should `onlyIf`
+    /// ever not hold).
+    pub async fn get_range(&self, key: &str, etag: Option<&str>, range: ByteRange) -> Result<Vec<u8>, HttpError> {
         let changed = || HttpError::Changed(format!("{key} changed or disappeared while it was being read; retry"));
-        let get = self
-            .bucket
-            .get(key)
-            .range(Range::OffsetWithLength { offset: range.offset, length: range.length })
-            .only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() })
-            .execute();
-        let object = self.in_time(&format!("ranged get of {key}"), get).await?;
-        let Some(body) = object.as_ref().filter(|object| object.etag() == etag).and_then(|object| object.body()) else {
+        self.usage.take_subrequest()?;
+        let mut get = self.bucket.get(key).range(Range::OffsetWithLength { offset: range.offset, length: range.length });
+        if let Some(etag) = etag {
+            get = get.only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() });
+        }
+        let object = self.in_time(&format!("ranged get of {key}"), get.execute()).await?;
+        let pinned = |object: &&worker::Object| etag.is_none_or(|etag| object.etag() == etag);
+        let Some(body) = object.as_ref().filter(pinned).and_then(|object| object.body()) else {
             self.usage.count_read(0);
             return Err(changed());
         };
@@ -127,6 +130,7 @@ impl R2 {
         let mut found = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
+            self.usage.take_subrequest()?;
             let mut list = self.bucket.list().prefix(prefix).delimiter("/");
             if let Some(cursor) = cursor.take() {
                 list = list.cursor(cursor);

@@ -1,6 +1,7 @@
 //! Encoders and decoders for each part of a `.rete` file, one file per
 //! section of `docs/FORMAT.md`. Everything here works on byte slices.
 
+pub mod axioms;
 pub mod block;
 pub mod card;
 pub mod dictionary;

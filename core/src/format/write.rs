@@ -28,19 +28,23 @@ pub struct Counts {
 }
 
 /// The header for sections laid out in the FORMAT.md §1 order: INDEX, CARD,
-/// SUMMARY (optional), DICTIONARY, the six permutations, then MEMBERS
-/// (optional). Its content hash is zero until [`ContentHasher`] has seen the
+/// CLASS AXIOMS, PROPERTY AXIOMS and SUMMARY (optional), DICTIONARY, the six
+/// permutations, then MEMBERS (optional). Its content hash is zero until [`ContentHasher`] has seen the
 /// whole file.
 pub fn layout(
     counts: Counts,
     index: SectionSummary,
     card: SectionSummary,
+    axioms: [Option<SectionSummary>; 2],
     summary: Option<SectionSummary>,
     dictionary: SectionSummary,
     permutations: [SectionSummary; 6],
     members: Option<SectionSummary>,
 ) -> Header {
     let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card)];
+    let [class_axioms, property_axioms] = axioms;
+    kinds.extend(class_axioms.map(|s| (SectionKind::ClassAxioms, s)));
+    kinds.extend(property_axioms.map(|s| (SectionKind::PropertyAxioms, s)));
     kinds.extend(summary.map(|s| (SectionKind::Summary, s)));
     kinds.push((SectionKind::Dictionary, dictionary));
     kinds.extend(permutations.into_iter().enumerate().map(|(p, s)| (SectionKind::Permutation(p as u8), s)));

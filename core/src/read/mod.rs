@@ -17,9 +17,10 @@ mod terms;
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
 pub use keys::{PermutationKeys, RowCursor};
-pub use terms::DictionaryTerms;
-pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, open_in_rounds, run_in_rounds};
+pub use terms::{DictionaryTerms, TermCursor};
+pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
@@ -103,6 +104,13 @@ pub enum Block {
     Dictionary(Arc<DictionaryTerms>),
     /// Keys of a permutation block (kept as its columns).
     Permutation(Arc<PermutationKeys>),
+}
+
+/// The dictionary block a run of [`Store::term_in`] read last, and where.
+#[derive(Debug, Default)]
+pub struct TermReader {
+    block: Option<(usize, Arc<DictionaryTerms>)>,
+    cursor: TermCursor,
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -250,6 +258,17 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
+    /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
+    /// the held pieces); `None` when one of them is absent. Both are asked
+    /// for even after a miss, so that one round fetches them.
+    pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
+        let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
+        let reads: Vec<Result<Vec<u8>, ReadError>> = sections.iter().map(|s| self.read_one(s.range())).collect();
+        let bodies = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(axioms::open_sections(&sections, &bodies)?))
+    }
+
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,
     /// ascending. Two reads: the node's page directory, then the page.
     pub fn member_page(&self, members: &MemberPages, page: u64) -> Result<Vec<TermId>, ReadError> {
@@ -300,7 +319,34 @@ impl<S: RangeSource> Store<S> {
 
     /// The term of an id.
     pub fn term(&self, id: TermId) -> Result<Term, ReadError> {
-        Ok(term::decode_term(&self.encoded_term(id)?)?)
+        self.term_in(id, &mut TermReader::default())
+    }
+
+    /// The term of an id, read through `reader`: ids in the block it read
+    /// last need no cache lookup, and ids in order step on from the last
+    /// one ([`DictionaryTerms::get_at`]).
+    pub fn term_in(&self, id: TermId, reader: &mut TermReader) -> Result<Term, ReadError> {
+        let holds = |number: usize| {
+            let entry = &self.index.dictionary[number];
+            id >= entry.first_id && id - entry.first_id < entry.term_count
+        };
+        let (number, block) = match reader.block.take() {
+            Some((number, block)) if holds(number) => (number, block),
+            _ => {
+                let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
+                    FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
+                })?;
+                reader.cursor.forget();
+                (number, self.dictionary_block(number)?)
+            }
+        };
+        let entry = &self.index.dictionary[number];
+        let term = match block.get_at((id - entry.first_id) as usize, &mut reader.cursor) {
+            Some(encoded) => term::decode_term(encoded).map_err(ReadError::from),
+            None => Err(FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()),
+        };
+        reader.block = Some((number, block));
+        term
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a
@@ -430,29 +476,31 @@ impl<S: RangeSource> Store<S> {
         let blocks: Vec<(BlockKey, ByteRange)> =
             self.take_missing().into_iter().filter(|&key| !self.has_block(key)).filter_map(|key| Some((key, self.block_range(key)?))).collect();
         let pieces: Vec<ByteRange> = std::mem::take(&mut *self.missing_ranges.borrow_mut()).into_iter().collect();
-        let ranges = coalesce(blocks.iter().map(|(_, range)| *range).chain(pieces.iter().copied()).collect(), gap_bytes);
-        FetchPlan { blocks, pieces, ranges }
+        FetchPlan::new(blocks, pieces, gap_bytes)
     }
 
     /// Feeds the bytes of a plan's ranges (`bodies[i]` for `plan.ranges[i]`):
     /// its blocks to the cache, its other pieces to the held ones.
     pub fn feed_plan(&self, plan: &FetchPlan, bodies: &[Vec<u8>]) -> Result<(), ReadError> {
-        if bodies.len() != plan.ranges.len() {
-            return Err(ReadError::Source(format!("{} ranges were asked for, {} came back", plan.ranges.len(), bodies.len())));
-        }
-        let bytes_of = |range: ByteRange| {
-            let position = plan.ranges.partition_point(|merged| merged.offset <= range.offset).checked_sub(1);
-            position.and_then(|p| slice_of(plan.ranges[p], &bodies[p], range)).ok_or_else(|| {
-                FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {} bytes there: truncated", range.length))
-            })
-        };
         for &(key, range) in &plan.blocks {
-            self.feed(key, bytes_of(range)?)?;
+            self.feed(key, plan.bytes_of(bodies, range)?)?;
         }
         for &range in &plan.pieces {
-            self.hold(range, bytes_of(range)?.into());
+            self.hold(range, plan.bytes_of(bodies, range)?.into());
         }
         Ok(())
+    }
+
+    /// Whether `range` is a whole section of the file (CARD, SUMMARY, INDEX…):
+    /// one a host can check with [`Store::is_checked_section`].
+    pub fn is_section(&self, range: ByteRange) -> bool {
+        self.header.sections.iter().any(|section| section.range() == range)
+    }
+
+    /// Whether `bytes` are the whole section at `range`, its checksum in the
+    /// section table verified: bytes a host may keep for other readers.
+    pub fn is_checked_section(&self, range: ByteRange, bytes: &[u8]) -> bool {
+        self.header.sections.iter().any(|section| section.range() == range && xxh3_64(bytes) == section.checksum)
     }
 
     /// The dictionary block that would hold an encoded term, with the ids it covers.

@@ -17,12 +17,16 @@
 //! # Ok(()) }
 //! ```
 
+mod algebra;
 mod budget;
 mod dataset;
 mod error;
+mod extensions;
+mod graph_scope;
+mod memo;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
-mod tests;
+pub(crate) mod tests;
 
 pub use budget::{Budget, Usage};
 pub use error::{Limit, QueryError, SyntaxError, TextPosition};
@@ -86,16 +90,12 @@ pub enum Answer<'a> {
 /// Evaluates a parsed query over a store.
 pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
     let meter = Arc::new(Meter::new(options.budget.clone()));
-    let hooked;
-    let query = if options.budget.is_unlimited() {
-        query
-    } else {
-        hooked = with_hooks(query);
-        &hooked
-    };
+    let (query, unknown_functions) = adapt(query);
+    let query = if options.budget.is_unlimited() { query } else { with_hooks(&query) };
     let hook_meter = Arc::clone(&meter);
     let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
-    let mut prepared = evaluator.prepare(query);
+    let evaluator = extensions::failing(evaluator, &unknown_functions);
+    let mut prepared = evaluator.prepare(&query);
     if !options.default_graphs.is_empty() || !options.named_graphs.is_empty() {
         let dataset = prepared.dataset_mut();
         dataset.set_default_graph(options.default_graphs.iter().cloned().map(GraphName::from).collect());
@@ -111,6 +111,23 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
         Ok(QueryResults::Graph(inner)) => Ok(Answer::Graph(Triples { inner, meter, done: false })),
         Err(error) => Err(query_error(&meter, error)),
     }
+}
+
+/// What to tell the user about a query that runs but not quite as written:
+/// calls to functions this engine does not know, each an expression error
+/// (`extensions.rs`). Hosts show these once per query.
+pub fn warnings(query: &Query) -> Vec<String> {
+    extensions::warning(&extensions::unknown_functions(query)).into_iter().collect()
+}
+
+/// The query as spareval must see it to answer as SPARQL defines:
+/// `GRAPH ?g` scoped (`graph_scope.rs`), and the extension functions it
+/// does not know, to be registered as failing (`extensions.rs`).
+fn adapt(query: &Query) -> (Query, Vec<NamedNode>) {
+    let mut adapted = query.clone();
+    graph_scope::scope_graph_variables(&mut adapted);
+    let unknown = extensions::unknown_functions(&adapted);
+    (adapted, unknown)
 }
 
 /// The same query with step hooks in its pattern (see `budget.rs`).

@@ -11,7 +11,7 @@ use crate::source::http::is_url;
 use anyhow::{Context, Result};
 use rete_core::read::{RoundOptions, run_in_rounds};
 use rete_core::results::{Capped, ResultFormat, WriteError, write_answer};
-use rete_core::sparql::{Answer, Budget, Query, QueryError, QueryOptions, evaluate, parse_query};
+use rete_core::sparql::{Answer, Budget, Query, QueryError, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{RangeSource, ReadError, Store};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -84,6 +84,9 @@ const MAX_BUFFERED_ANSWER_BYTES: usize = 16 << 20;
 /// URL) and writes the answer to `out`.
 pub fn run(location: &Path, args: &QueryArgs, out: impl Write) -> Result<()> {
     let query = parse_query(&args.query, args.base_iri.as_deref()).map_err(QueryFailed::Query)?;
+    for warning in warnings(&query) {
+        eprintln!("rete: warning: {warning}");
+    }
     if let Some(format) = args.format {
         check_format(&query, format).map_err(QueryFailed::Format)?;
     }

@@ -251,6 +251,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let card_sealed = seal_card(&mut card)?;
     let class_ids: Vec<(TermId, u64)> = class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
     let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: memory })?;
+    let axioms_sealed = super::axioms::build(&mut lookup, first_blank_id)?;
     drop(lookup);
     let (members_file, members_summary) = match summary.members {
         Some((file, summary)) => (Some(file), Some(summary)),
@@ -262,6 +263,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
         plain_summary(&index_sealed),
         plain_summary(&card_sealed),
+        axioms_sealed.each_ref().map(|a| a.as_deref().map(plain_summary)),
         Some(plain_summary(&summary.summary)),
         dictionary.summary,
         permutation_summaries,
@@ -275,6 +277,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         writer.write_all(&header_bytes)?;
         writer.write_all(&index_sealed)?;
         writer.write_all(&card_sealed)?;
+        for axioms in axioms_sealed.iter().flatten() {
+            writer.write_all(axioms)?;
+        }
         writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;

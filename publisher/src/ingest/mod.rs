@@ -2,6 +2,7 @@
 //! cores (numbering terms in order of appearance), merge the term runs into
 //! the sorted dictionary, renumber quads, then sort them six times.
 
+pub mod axioms;
 pub mod build;
 pub mod community;
 pub mod dictionary;

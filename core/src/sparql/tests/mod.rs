@@ -3,8 +3,9 @@
 //! plan), plus lexical forms, errors, missing ranges and budget bombs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fixture;
+pub(crate) mod fixture;
 mod rounds;
+mod scoping;
 
 use super::*;
 use crate::results::{ResultFormat, write_answer};
