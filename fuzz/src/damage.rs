@@ -334,6 +334,7 @@ impl Parts {
             counts,
             summarize(&index, 0),
             summarize(card, 0),
+            [None, None], // no CLASS/PROPERTY AXIOMS sections: Parts does not take them apart yet
             summary.map(|s| summarize(s, 0)),
             summarize(&dictionary_bytes, dictionary_blocks),
             permutation_summaries,
