@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import { counters, FILES, ROOT, startWorker, type Storage } from "./mf.ts";
+import { counters, FILES, ROOT, startWorker, type Options } from "./mf.ts";
 
 const BENCH = process.env.RETE_BENCH === "1";
 const LATENCIES = (process.env.RETE_R2_LATENCY_MS ?? "20,50").split(",").map(Number);
@@ -43,7 +43,7 @@ async function timed(fetch: (path: string, init?: RequestInit) => Promise<Respon
 }
 
 /** One request on a new Worker over `storage` with qudt published (unless `publish` is false). */
-async function onNewIsolate(path: string, storage: Storage, publish = true) {
+async function onNewIsolate(path: string, storage: Options, publish = true) {
   const w = await startWorker({}, storage);
   try {
     if (publish) await w.publish("qudt", resolve(FILES, "qudt.rete"));

@@ -49,10 +49,13 @@ export interface Worker {
 
 export const ORIGIN = "http://rete.test";
 
-/** Where a Worker keeps R2 and the Cache API: in memory (default), or in a directory that a
- * later Worker (a new isolate, as after a restart of `wrangler dev`) opens again. */
-export interface Storage {
+/** Options of a test Worker. */
+export interface Options {
+  /** Where it keeps R2 and the Cache API: in memory (default), or in this directory, which a
+   * later Worker (a new isolate, as after a restart of `wrangler dev`) opens again. */
   persist?: string;
+  /** Wrap the R2 binding in the harness's faulty R2 (tests/worker/r2-faults.js; plan: PUT /__faults). */
+  faults?: boolean;
   /** Simulated R2 latency (issue 12 §4): every call of the Worker's R2 binding waits this long
    * before it reaches R2, as a round trip from an edge location to R2 would. Only the test
    * harness does this (a wrapped binding around the real one, R2_LATENCY_WRAPPER); the
@@ -80,22 +83,29 @@ export default function (env) {
 }
 `;
 
-export async function startWorker(vars: Record<string, string> = {}, storage: Storage = {}): Promise<Worker> {
-  const persisted = storage.persist ? { r2Persist: resolve(storage.persist, "r2"), cachePersist: resolve(storage.persist, "cache") } : {};
+export async function startWorker(vars: Record<string, string> = {}, options: Options = {}): Promise<Worker> {
+  const persisted = options.persist ? { r2Persist: resolve(options.persist, "r2"), cachePersist: resolve(options.persist, "cache") } : {};
+  // The faulty R2 is the entry module beside the built Worker, so that it imports ./index.js.
+  const entry = options.faults
+    ? { script: readFileSync(resolve(ROOT, "tests/worker/r2-faults.js"), "utf8"), scriptPath: resolve(ROOT, "worker/build/r2-faults.js") }
+    : { scriptPath: resolve(ROOT, "worker/build/index.js") };
   const worker = {
     modules: true,
     modulesRoot: resolve(ROOT, "worker/build"),
-    scriptPath: resolve(ROOT, "worker/build/index.js"),
-    modulesRules: [{ type: "CompiledWasm" as const, include: ["**/*.wasm"] }],
+    ...entry,
+    modulesRules: [
+      { type: "CompiledWasm" as const, include: ["**/*.wasm"] },
+      { type: "ESModule" as const, include: ["**/*.js"] },
+    ],
     compatibilityDate: "2026-04-26",
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
   };
-  const slow = storage.r2LatencyMs !== undefined;
+  const slow = options.r2LatencyMs !== undefined;
   const mf = slow
     ? new Miniflare({
         ...persisted,
         workers: [
-          { ...worker, name: "rete", wrappedBindings: { BUCKET: { scriptName: "r2-latency", bindings: { LATENCY_MS: storage.r2LatencyMs ?? 0 } } } },
+          { ...worker, name: "rete", wrappedBindings: { BUCKET: { scriptName: "r2-latency", bindings: { LATENCY_MS: options.r2LatencyMs ?? 0 } } } },
           { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
         ],
       })

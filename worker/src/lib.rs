@@ -83,14 +83,15 @@ fn context(req: &Request, env: &Env, event: worker::Context) -> Result<Ctx, Http
     let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
     let header = |name: &str| req.headers().get(name).ok().flatten();
     let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds }), config.max_subrequests));
+    let deadline_ms = js_sys::Date::now() + config.max_time_ms as f64;
     Ok(Ctx {
-        r2: R2::new(bucket, Rc::clone(&usage)),
+        r2: R2::new(bucket, Rc::clone(&usage), deadline_ms),
         cache: EdgeCache::new(Rc::clone(&usage), Rc::new(event)),
         usage,
         method: req.method(),
         accept: header("accept"),
         if_none_match: header("if-none-match"),
-        deadline_ms: js_sys::Date::now() + config.max_time_ms as f64,
+        deadline_ms,
         config,
         url,
     })

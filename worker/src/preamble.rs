@@ -30,6 +30,17 @@ pub async fn serve(ctx: &Ctx, name: &str, etag_parts: &[&str], answer: impl Asyn
         return Ok(Reply::not_modified(&tag, ctx.config.cache_max_age_s));
     }
     let dataset = datasets::open(ctx, entry).await?;
+    let (name, key) = (dataset.name.clone(), dataset.entry.key.clone());
     let session = Session::open(ctx, dataset).await?;
-    Ok(answer(session).await?.cacheable(&tag, ctx.config.cache_max_age_s))
+    match answer(session).await {
+        Ok(reply) => Ok(reply.cacheable(&tag, ctx.config.cache_max_age_s)),
+        // Bytes that failed a check may have been damaged on the way (R2, the
+        // network): the isolate lets go of everything it kept of the file, so
+        // the next request reads it afresh rather than the kept damage.
+        Err(error @ HttpError::Corrupt(_)) => {
+            datasets::forget(&name, &key);
+            Err(error)
+        }
+        Err(error) => Err(error),
+    }
 }

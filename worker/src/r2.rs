@@ -1,20 +1,29 @@
 //! Every call to the R2 binding, in one place: whole small objects
 //! (pointers), the first bytes of a `.rete` (which learn its etag), ranges of
 //! it pinned by that etag, and listings. Each call takes one of the
-//! request's subrequests and is counted in its [`Usage`]. Nothing here decodes a byte of the format; a test
-//! harness that wraps the binding (latency, faults) sees every read here.
+//! request's subrequests, is counted in its [`Usage`] and is awaited no later
+//! than the request's deadline (a call R2 never answers is a 502, not a
+//! request that hangs until the runtime ends it). What R2 answers is checked
+//! against what was asked: the length of every body, and the etag a range
+//! read was pinned to. Nothing here decodes a byte of the format; the test
+//! harness that wraps the binding (tests/worker/r2-faults.js: failures,
+//! hangs, short and foreign bodies) sees every read here.
 
 use crate::http_error::HttpError;
 use crate::usage::Usage;
+use futures_util::future::{Either, select};
 use rete_core::ByteRange;
+use std::future::Future;
 use std::rc::Rc;
-use worker::{Bucket, Conditional, Range};
+use std::time::Duration;
+use worker::{Bucket, Conditional, Delay, Range};
 
 /// The bucket, counting what the request reads.
 #[derive(Clone)]
 pub struct R2 {
     bucket: Rc<Bucket>,
     usage: Rc<Usage>,
+    deadline_ms: f64,
 }
 
 /// A small whole object, or the news that it has not changed.
@@ -39,10 +48,28 @@ fn storage(what: &str, error: worker::Error) -> HttpError {
     HttpError::Storage(format!("R2 {what} failed: {error}"))
 }
 
+/// A body of other than the `length` bytes asked for at `offset` is a 502
+/// (a truncated read), never bytes handed on to a decoder.
+fn check_length(key: &str, bytes: &[u8], offset: u64, length: u64) -> Result<(), HttpError> {
+    if bytes.len() as u64 == length {
+        return Ok(());
+    }
+    Err(HttpError::Storage(format!("R2 returned {} bytes of {key} at {offset} for a {length}-byte read", bytes.len())))
+}
+
 impl R2 {
-    /// Wraps the binding.
-    pub fn new(bucket: Bucket, usage: Rc<Usage>) -> Self {
-        Self { bucket: Rc::new(bucket), usage }
+    /// Wraps the binding for a request that ends at `deadline_ms` (`Date.now()`).
+    pub fn new(bucket: Bucket, usage: Rc<Usage>, deadline_ms: f64) -> Self {
+        Self { bucket: Rc::new(bucket), usage, deadline_ms }
+    }
+
+    /// Awaits one R2 call (`what`), or the request's deadline if that comes first.
+    async fn in_time<T>(&self, what: &str, call: impl Future<Output = worker::Result<T>>) -> Result<T, HttpError> {
+        let left_ms = (self.deadline_ms - js_sys::Date::now()).max(0.0) as u64;
+        match select(Box::pin(call), Box::pin(Delay::from(Duration::from_millis(left_ms)))).await {
+            Either::Left((result, _)) => result.map_err(|e| storage(what, e)),
+            Either::Right(_) => Err(HttpError::Storage(format!("R2 {what} did not answer within the request's time limit (MAX_TIME_MS)"))),
+        }
     }
 
     /// A whole small object (a pointer) and its etag, `None` when it does
@@ -55,7 +82,7 @@ impl R2 {
         if let Some(etag) = unless_etag {
             get = get.only_if(Conditional { etag_does_not_match: Some(etag.to_owned()), ..Conditional::default() });
         }
-        let object = get.execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
+        let object = self.in_time(&format!("get {key}"), get.execute()).await?;
         let Some(object) = object else {
             self.usage.count_read(0);
             return Ok(None);
@@ -72,8 +99,9 @@ impl R2 {
                 _ => Err(HttpError::Storage(format!("R2 returned {key} without a body"))),
             };
         };
-        let bytes = body.bytes().await.map_err(|e| storage(&format!("read of {key}"), e))?;
+        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
         self.usage.count_read(bytes.len());
+        check_length(key, &bytes, 0, object.size())?;
         Ok(Some(Small { bytes: Some(bytes), etag }))
     }
 
@@ -81,21 +109,23 @@ impl R2 {
     /// object does not exist.
     pub async fn get_prefix(&self, key: &str, length: u64) -> Result<Option<Prefix>, HttpError> {
         self.usage.take_subrequest()?;
-        let object = self.bucket.get(key).range(Range::Prefix { length }).execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
+        let object = self.in_time(&format!("get {key}"), self.bucket.get(key).range(Range::Prefix { length }).execute()).await?;
         let Some(object) = object else {
             self.usage.count_read(0);
             return Ok(None);
         };
         let (etag, size) = (object.etag(), object.size());
         let body = object.body().ok_or_else(|| HttpError::Storage(format!("R2 returned {key} without a body")))?;
-        let bytes = body.bytes().await.map_err(|e| storage(&format!("read of {key}"), e))?;
+        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
         self.usage.count_read(bytes.len());
+        check_length(key, &bytes, 0, length.min(size))?;
         Ok(Some(Prefix { bytes, etag, size }))
     }
 
     /// One range of `key`, pinned to `etag` when it is known: a deleted
     /// object, or a replaced one, is [`HttpError::Changed`] rather than bytes
-    /// of another file.
+    /// of another file, and so is a body of another etag (should `onlyIf`
+    /// ever not hold).
     pub async fn get_range(&self, key: &str, etag: Option<&str>, range: ByteRange) -> Result<Vec<u8>, HttpError> {
         let changed = || HttpError::Changed(format!("{key} changed or disappeared while it was being read; retry"));
         self.usage.take_subrequest()?;
@@ -103,16 +133,15 @@ impl R2 {
         if let Some(etag) = etag {
             get = get.only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() });
         }
-        let object = get.execute().await.map_err(|e| storage(&format!("ranged get of {key}"), e))?;
-        let Some(body) = object.as_ref().and_then(|object| object.body()) else {
+        let object = self.in_time(&format!("ranged get of {key}"), get.execute()).await?;
+        let pinned = |object: &&worker::Object| etag.is_none_or(|etag| object.etag() == etag);
+        let Some(body) = object.as_ref().filter(pinned).and_then(|object| object.body()) else {
             self.usage.count_read(0);
             return Err(changed());
         };
-        let bytes = body.bytes().await.map_err(|e| storage(&format!("read of {key}"), e))?;
+        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
         self.usage.count_read(bytes.len());
-        if bytes.len() as u64 != range.length {
-            return Err(HttpError::Storage(format!("R2 returned {} bytes of {key} at {} for a {}-byte range", bytes.len(), range.offset, range.length)));
-        }
+        check_length(key, &bytes, range.offset, range.length)?;
         Ok(bytes)
     }
 
@@ -127,7 +156,7 @@ impl R2 {
             if let Some(cursor) = cursor.take() {
                 list = list.cursor(cursor);
             }
-            let page = list.execute().await.map_err(|e| storage(&format!("list {prefix}"), e))?;
+            let page = self.in_time(&format!("list {prefix}"), list.execute()).await?;
             self.usage.count_read(0);
             found.extend(page.delimited_prefixes());
             match page.cursor() {

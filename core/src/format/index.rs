@@ -2,6 +2,7 @@
 //! with. With it in memory a reader plans any lookup without further reads.
 
 use super::permutation::{Key, Permutation};
+use super::MAX_INDEX_RAW_BYTES;
 use super::varint::{self, Cursor};
 use crate::{ByteRange, FormatError, TermId};
 
@@ -97,6 +98,7 @@ impl Index {
         let mut blocks = BlockLayout::new(dictionary_section);
         let mut next_id: TermId = 1;
         let mut previous_head: Vec<u8> = Vec::new();
+        let mut head_bytes = 0u64;
         for i in 0..count {
             let length = cursor.varint().map_err(cursor_error)?;
             let term_count = cursor.varint().map_err(cursor_error)?;
@@ -105,6 +107,12 @@ impl Index {
             let suffix = cursor.bytes(suffix_length).map_err(cursor_error)?;
             if shared > previous_head.len() as u64 || term_count == 0 {
                 return Err(corrupt(format!("dictionary block {i} has an invalid head or no terms")));
+            }
+            // Heads are kept whole: bounded in all like the decompressed INDEX,
+            // since each may share all of the last and so cost a few bytes here.
+            head_bytes += shared + suffix_length;
+            if head_bytes > MAX_INDEX_RAW_BYTES {
+                return Err(corrupt(format!("dictionary heads take more than {MAX_INDEX_RAW_BYTES} bytes")));
             }
             let mut head = previous_head[..shared as usize].to_vec();
             head.extend_from_slice(suffix);
@@ -309,5 +317,24 @@ mod tests {
         assert_eq!(index.blocks_for_bounds(pos, &[13..20]), [4]);
         assert_eq!(index.blocks_for_bounds(pos, &[1..5]), Vec::<usize>::new());
         assert_eq!(index.blocks_for_bounds(pos, &[]).len(), 5);
+    }
+
+    /// Found reading the decoder for issue 18: each dictionary head sharing
+    /// all of the one before and adding a byte costs 5 bytes of INDEX but its
+    /// whole length in memory, so 100 KB of INDEX asked for 200 MB of heads.
+    #[test]
+    fn issue_18_dictionary_heads_that_outgrow_the_index_limit_are_corrupt() {
+        let count = 20_000u64;
+        let mut raw = Vec::new();
+        varint::put(&mut raw, count);
+        for i in 0..count {
+            for value in [0, 1, i, 1] {
+                varint::put(&mut raw, value); // an empty block of one term whose head extends the last one
+            }
+            raw.push(b'a');
+        }
+        let section = ByteRange { offset: 0, length: 0 };
+        let error = Index::decode(&raw, section, [section; 6], 96).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt INDEX at byte 96: dictionary heads take more than 67108864 bytes");
     }
 }

@@ -683,12 +683,16 @@ pub fn decode_index(header: &Header, sealed: &[u8]) -> Result<Index, FormatError
         permutations[usize::from(p.id())] = header.required(SectionKind::Permutation(p.id()))?.range();
     }
     let index = Index::decode(&raw, dictionary, permutations, section.offset)?;
-    let terms: u64 = index.dictionary.iter().map(|e| e.term_count).sum();
+    // Counts come from the file: summed with a check, so that huge ones
+    // cannot wrap round to the header's.
+    let terms = index.dictionary.iter().try_fold(0u64, |sum, e| sum.checked_add(e.term_count));
+    let terms = terms.ok_or_else(|| corrupt("dictionary block counts add up to more than 2^64 terms".into()))?;
     if terms != header.term_count {
         return Err(corrupt(format!("dictionary holds {terms} terms, header says {}", header.term_count)));
     }
     for p in Permutation::ALL {
-        let quads: u64 = index.permutations[usize::from(p.id())].iter().map(|e| e.quad_count).sum();
+        let quads = index.permutations[usize::from(p.id())].iter().try_fold(0u64, |sum, e| sum.checked_add(e.quad_count));
+        let quads = quads.ok_or_else(|| corrupt(format!("{} block counts add up to more than 2^64 quads", p.name())))?;
         if quads != header.quad_count {
             return Err(corrupt(format!("{} holds {quads} quads, header says {}", p.name(), header.quad_count)));
         }
@@ -727,5 +731,39 @@ impl crate::format::header::Section {
 
     fn end_within(&self, available: u64) -> bool {
         self.end() <= available
+    }
+}
+
+#[cfg(all(test, feature = "write"))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::format::index::PermutationEntry;
+    use crate::format::write::{Counts, SectionSummary, layout};
+
+    /// A header and sealed INDEX for `index`, whose blocks are 1 byte each
+    /// (decode_index only checks that they tile their sections).
+    fn header_and_index(index: &Index, quads: u64) -> (Header, Vec<u8>) {
+        let sealed = block::compress(&index.encode()).unwrap();
+        let summary = |blocks: usize| SectionSummary { length: blocks as u64, item_count: blocks as u64, checksum: 0 };
+        let permutations = std::array::from_fn(|p| summary(index.permutations[p].len()));
+        let index_summary = SectionSummary { length: sealed.len() as u64, item_count: 0, checksum: xxh3_64(&sealed) };
+        let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), None, summary(0), permutations, None);
+        (header, sealed)
+    }
+
+    /// Found by the query_damaged fuzz target: quad counts of INDEX entries
+    /// were summed without a check, so a count near 2^64 panicked in debug
+    /// builds and wrapped round to the header's count in release builds.
+    #[test]
+    fn issue_18_index_counts_that_overflow_are_corrupt() {
+        let entry = |quad_count, a| PermutationEntry { range: ByteRange { offset: 0, length: 1 }, quad_count, first_key: [a, 0, 0, 0] };
+        let mut index = Index::default();
+        for (p, entries) in index.permutations.iter_mut().enumerate() {
+            *entries = if p == 0 { vec![entry(u64::MAX, 1), entry(2, 2)] } else { vec![entry(1, 1)] };
+        }
+        let (header, sealed) = header_and_index(&index, 1);
+        let error = decode_index(&header, &sealed).unwrap_err();
+        assert_eq!(error.to_string(), format!("corrupt INDEX at byte {}: SPO block counts add up to more than 2^64 quads", header.sections[0].offset));
     }
 }

@@ -3,9 +3,11 @@
 //! lookup decodes at most 15 entries. Expanding a block instead costs 10–20×
 //! its front-coded size (a 1 MiB block of LUBM IRIs is 29 MB of terms and
 //! offsets), which a cache under a budget, or an isolate of 128 MB, cannot
-//! afford for a block read to decode a handful of terms.
+//! afford for a block read to decode a handful of terms. The full terms kept
+//! are bounded like a decompressed block (`MAX_BLOCK_RAW_BYTES`).
 
 use crate::FormatError;
+use crate::format::MAX_BLOCK_RAW_BYTES;
 use crate::format::varint::{self, Cursor};
 
 /// Every this many terms one is kept in full.
@@ -74,6 +76,11 @@ impl DictionaryTerms {
             current.truncate(shared as usize);
             current.extend_from_slice(suffix);
             if i % RESTART == 0 {
+                // Full terms can outgrow the block quadratically (each term
+                // sharing all of the last one): bounded like a decompressed block.
+                if (terms.restarts.len() + current.len()) as u64 > MAX_BLOCK_RAW_BYTES {
+                    return Err(FormatError::corrupt(what, offset, format!("its terms take more than {MAX_BLOCK_RAW_BYTES} bytes in full")));
+                }
                 terms.restarts.extend_from_slice(&current);
                 terms.restart_ends.push(u32::try_from(terms.restarts.len()).map_err(|_| too_large())?);
                 terms.restart_next.push(u32::try_from(cursor.position()).map_err(|_| too_large())?);
@@ -245,5 +252,22 @@ mod tests {
         }
         let terms = DictionaryTerms::decode(&[2, 0, 1, b'a', 1, 1, b'b'], "t", 0).unwrap();
         assert_eq!((terms.get(0), terms.get(1)), (Some(b"a".to_vec()), Some(b"ab".to_vec())));
+    }
+
+    /// Found reading the decoder for issue 18 (the fuzzers' inputs are too
+    /// short to reach it): each term sharing all of the one before and
+    /// adding a byte costs 5 bytes front-coded but its whole length in the
+    /// full terms kept every 16th, so 1 MB of block expanded to 1.25 GB.
+    #[test]
+    fn issue_18_a_block_whose_full_terms_outgrow_the_block_limit_is_corrupt() {
+        let count = 200_000u64;
+        let mut raw = Vec::new();
+        crate::format::varint::put(&mut raw, count);
+        for i in 0..count {
+            crate::format::varint::put(&mut raw, i); // shares the whole previous term
+            raw.extend_from_slice(&[1, b'a' + (i % 16) as u8]);
+        }
+        let error = DictionaryTerms::decode(&raw, "dictionary block 0", 77).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt dictionary block 0 at byte 77: its terms take more than 33554432 bytes in full");
     }
 }

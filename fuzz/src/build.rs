@@ -1,0 +1,159 @@
+//! Target `build_input`: `rete build` on damaged N-Triples, N-Quads, Turtle
+//! or TriG. The first input byte picks the syntax and options, the rest is
+//! the document. oxrdfio parsing the same bytes is the oracle: a document it
+//! parses must build, with as many statements parsed and as many distinct
+//! quads in the file; a document it rejects must fail with rete's located
+//! error at the same line and column. Either way nothing panics, and a
+//! failed build leaves no output file and no temporary file behind.
+
+use oxrdfio::{RdfFormat, RdfParser};
+use rete_core::Store;
+use rete_core::format::write::ContentHasher;
+use rete_publisher::ingest::build::{BuildOptions, build};
+use rete_publisher::ingest::input::Input;
+use rete_publisher::ingest::parse::InputError;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The syntaxes, by the low two bits of the first byte.
+const FORMATS: [(RdfFormat, &str); 4] = [(RdfFormat::NTriples, "nt"), (RdfFormat::NQuads, "nq"), (RdfFormat::Turtle, "ttl"), (RdfFormat::TriG, "trig")];
+/// First-byte bits: skip bad statements; gzip the document; or give the
+/// bytes as they are as a `.gz` file (a damaged gzip stream).
+const LENIENT: u8 = 1 << 2;
+const GZIP: u8 = 1 << 3;
+const RAW_GZIP: u8 = 1 << 4;
+
+/// What [`build_input`] saw, for tests.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Built {
+    /// The input was empty.
+    Nothing,
+    /// `rete build` wrote a file of this many quads.
+    File { quads: u64 },
+    /// `rete build` refused the document at this line and column.
+    Rejected { line: u64, column: u64 },
+    /// `rete build` failed otherwise (a damaged gzip stream, or `--lenient` with nothing left).
+    Failed,
+}
+
+/// Builds the document in `data` (see the module doc).
+pub fn build_input(data: &[u8]) -> Built {
+    let Some((&options, document)) = data.split_first() else { return Built::Nothing };
+    let (format, extension) = FORMATS[usize::from(options & 3)];
+    let lenient = options & LENIENT != 0;
+    let dir = work_dir();
+    let name = match options {
+        o if o & RAW_GZIP != 0 => format!("input.{extension}.gz"),
+        o if o & GZIP != 0 => format!("input.{extension}.gz"),
+        _ => format!("input.{extension}"),
+    };
+    let input = dir.join(&name);
+    let bytes = if options & RAW_GZIP == 0 && options & GZIP != 0 { gzip(document) } else { document.to_vec() };
+    std::fs::write(&input, &bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", input.display()));
+    let output = dir.join("out.rete");
+    let build_options = BuildOptions {
+        inputs: vec![Input::new(&input, None).unwrap_or_else(|e| panic!("{e:#}"))],
+        output: output.clone(),
+        memory_bytes: 1 << 20,
+        lenient,
+        temp_dir: None,
+        progress: false,
+        metadata: Default::default(),
+        pyramid: true,
+    };
+    let built = build(&build_options);
+    let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input));
+    match (&built, oracle) {
+        (Ok(report), Some(Ok(quads))) if !lenient => {
+            assert_eq!(report.parsed, quads.0, "rete parsed {} statements, oxrdfio {}", report.parsed, quads.0);
+            let file = std::fs::read(&output).unwrap_or_else(|e| panic!("build succeeded but {} is unreadable: {e}", output.display()));
+            check_file(&file, quads.1);
+        }
+        (Ok(_), Some(Err(error))) if !lenient => panic!("rete built a document oxrdfio rejects (error at line and column {error:?})"),
+        (Ok(report), _) => {
+            let file = std::fs::read(&output).unwrap_or_else(|e| panic!("build succeeded but {} is unreadable: {e}", output.display()));
+            check_file(&file, report.quads);
+        }
+        (Err(error), Some(Err(expected))) if !lenient => {
+            let located = error.chain().find_map(|e| e.downcast_ref::<InputError>()).unwrap_or_else(|| panic!("build failed without a line and column: {error:#}"));
+            assert_eq!((located.line, located.column), expected, "rete and oxrdfio disagree on where the error is: {error:#}");
+        }
+        (Err(error), Some(Ok(_))) if !lenient => panic!("rete failed on a document oxrdfio parses: {error:#}"),
+        (Err(_), _) => {}
+    }
+    if built.is_err() {
+        assert!(!output.exists(), "a failed build left {}", output.display());
+    }
+    let left: Vec<PathBuf> = std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    let stray: Vec<&PathBuf> = left.iter().filter(|p| **p != input && **p != output).collect();
+    assert!(stray.is_empty(), "build left temporary files: {stray:?}");
+    let _ = std::fs::remove_file(&output);
+    let _ = std::fs::remove_file(&input);
+    match built {
+        Ok(report) => Built::File { quads: report.quads },
+        Err(error) => match error.chain().find_map(|e| e.downcast_ref::<InputError>()) {
+            Some(located) => Built::Rejected { line: located.line, column: located.column },
+            None => Built::Failed,
+        },
+    }
+}
+
+/// Statements and distinct quads oxrdfio reads, or the 1-based line and
+/// column of its first error. The base IRI is the one `rete build` gives.
+fn parse(document: &[u8], format: RdfFormat, input: &Path) -> Result<(u64, u64), (u64, u64)> {
+    let base = format!("file://{}", input.display());
+    let parser = RdfParser::from_format(format).with_base_iri(&base).unwrap_or_else(|e| panic!("{e}"));
+    let mut statements = 0;
+    let mut distinct = HashSet::new();
+    for quad in parser.for_slice(document) {
+        match quad {
+            Ok(quad) => {
+                statements += 1;
+                distinct.insert(quad);
+            }
+            Err(error) => {
+                // Without a position rete says line 0, column 0, as `parse::locate` does.
+                return Err(error.location().map_or((0, 0), |range| (range.start.line + 1, range.start.column + 1)));
+            }
+        }
+    }
+    Ok((statements, distinct.len() as u64))
+}
+
+/// A file `rete build` wrote opens, holds `quads` quads, and its content
+/// hash is right.
+fn check_file(file: &[u8], quads: u64) {
+    let store = Store::open(file, 1 << 20).unwrap_or_else(|e| panic!("rete build wrote a file that does not open: {e}"));
+    assert_eq!(store.header().quad_count, quads, "distinct quads in the file and in the input differ");
+    let mut hasher = ContentHasher::default();
+    hasher.update(file);
+    assert_eq!(hasher.finish(), store.header().content_hash, "content hash mismatch");
+    store.card().unwrap_or_else(|e| panic!("rete build wrote a bad CARD: {e}"));
+    store.summary().unwrap_or_else(|e| panic!("rete build wrote a bad SUMMARY: {e}"));
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap_or_else(|e| panic!("{e}"));
+    encoder.finish().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Makes the work directory and the thread pool before runs are timed.
+pub fn init() {
+    let _ = work_dir();
+}
+
+/// One directory per process for the input and output, on tmpfs when there
+/// is one; the build runs on one thread (one fuzzing process, one core).
+fn work_dir() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+        let shm = Path::new("/dev/shm");
+        let builder = tempfile::Builder::new().prefix("rete-fuzz-build-").tempdir_in(if shm.is_dir() { shm } else { Path::new(".") });
+        builder.or_else(|_| tempfile::tempdir()).unwrap_or_else(|e| panic!("no temporary directory: {e}"))
+    })
+    .path()
+}
