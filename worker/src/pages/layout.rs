@@ -19,6 +19,8 @@ pub enum Kind {
     Query,
     /// `/{ds}/resource?iri=` as HTML.
     Resource,
+    /// `/{ds}/reach`, `/{ds}/path`, `/{ds}/check` as HTML.
+    Graph,
 }
 
 impl Kind {
@@ -28,6 +30,7 @@ impl Kind {
             Self::Dataset => "dataset",
             Self::Query => "query",
             Self::Resource => "resource",
+            Self::Graph => "graph",
         }
     }
 }
