@@ -277,6 +277,29 @@ describe("search by name", () => {
   });
 });
 
+describe("graph questions", () => {
+  const DBO = "http://dbpedia.org/ontology/";
+
+  test("the resource page finds a path to a second IRI; the dataset page shows the tier-0 check", async () => {
+    const page = await open(`/dbpedia-ontology/resource?iri=${encodeURIComponent(`${DBO}Actor`)}`);
+    await page.locator("#path-to").fill(`${DBO}City`);
+    await page.locator("form.path input[name=undirected]").check();
+    await page.locator("form.path button[type=submit]").click();
+    await page.waitForURL(/\/dbpedia-ontology\/path\?from=/);
+    expect(await page.locator("h1").innerText()).toBe("Shortest path");
+    expect(await page.locator("p.found").innerText()).toMatch(/^A path of length \d+; the search visited \d+ nodes\.$/);
+    const steps = await page.locator("table.links tbody tr").count();
+    expect(await page.locator("p.found").innerText()).toContain(`length ${steps};`);
+    await shot(page, "path");
+    const dataset = await open("/dbpedia-ontology");
+    expect(await dataset.locator("#check-h").innerText()).toBe("Coherence");
+    expect(await dataset.locator("#check p.found").innerText()).toMatch(/schema axioms/);
+    await dataset.locator('#check a[href$="tier=1"]').click();
+    await dataset.waitForURL(/\/check\?tier=1/);
+    expect(await dataset.locator("p.found").innerText()).toMatch(/^Tier 1: \d+ findings\.$/);
+  });
+});
+
 describe("on a phone", () => {
   test("pages fit 375 px wide", async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });

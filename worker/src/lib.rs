@@ -1,5 +1,6 @@
-//! rete's edge Worker: SPARQL, the card, the summary and linked-data views of
-//! `.rete` files that stay in R2 and are read by byte ranges, never whole.
+//! rete's edge Worker: SPARQL, the card, the summary, graph questions (reach,
+//! path, check) and linked-data views of `.rete` files that stay in R2 and
+//! are read by byte ranges, never whole.
 //!
 //! This file is the entry point and the route table; each route lives in
 //! `routes/` and starts with `preamble.rs` (pointer, ETag, 304, open,
@@ -116,6 +117,9 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
         [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
         [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
         [ds, "search"] if read => routes::search::handle(ctx, ds).await,
+        [ds, "reach"] if read => routes::graph::reach(ctx, ds).await,
+        [ds, "path"] if read => routes::graph::path(ctx, ds).await,
+        [ds, "check"] if read => routes::graph::check(ctx, ds).await,
         // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
         [ds, "id", rest @ ..] if read && !rest.is_empty() => {
             let base = ctx.config.base_iris.get(*ds).ok_or_else(|| HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)")))?;
@@ -127,7 +131,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
             None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
         },
         [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource" | "search"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource" | "search" | "reach" | "path" | "check"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
         _ => Err(HttpError::NotFound(format!("no route for {path}"))),
     }
 }

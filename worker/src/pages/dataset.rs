@@ -38,8 +38,9 @@ fn link_or_text(value: &str) -> String {
     }
 }
 
-/// The page for a dataset's card (`card` is the card's JSON).
-pub fn page(name: &str, entry: &VersionEntry, card: &Value) -> String {
+/// The page for a dataset's card (`card` is the card's JSON; `check` the
+/// tier-0 coherence check's, when the file has its axioms).
+pub fn page(name: &str, entry: &VersionEntry, card: &Value, check: Option<&Value>) -> String {
     let title = text(card, "title").unwrap_or(name);
     let mut page = layout::head(title, Some(name), Kind::Dataset);
     if let Some(description) = text(card, "description") {
@@ -56,6 +57,7 @@ pub fn page(name: &str, entry: &VersionEntry, card: &Value) -> String {
         query::form(name, &query::starting_query(card))
     );
     summary_section(&mut page, name);
+    page.push_str(&super::graph::check_section(name, check));
     classes(&mut page, name, card);
     bars(&mut page, name, "Predicates", "predicate", "triples", list(card, "predicates"), "quads", number(card, "predicates_more"));
     languages(&mut page, card);
@@ -216,13 +218,13 @@ mod tests {
     fn renders_todays_card_and_tomorrows_members() {
         let today = json!({"rete_version": "0.1.0", "quads": 3, "terms": 4, "graphs": 0, "predicates": [{"iri": "http://x/p", "quads": 3}], "predicates_more": 0,
                            "classes": [{"iri": "http://x/C", "instances": 2}], "classes_more": 0, "sources": [{"name": "a.nt", "bytes": 10}]});
-        let page = page("ds", &entry(), &today);
+        let page = page("ds", &entry(), &today, None);
         assert!(page.contains("<h1>ds</h1>") && page.contains("/ds/resource?iri=http%3A%2F%2Fx%2FC"), "{page}");
         assert!(!page.contains("Languages"));
 
         let tomorrow = json!({"title": "A <title>", "license": "https://creativecommons.org/licenses/by/4.0/", "languages": [{"tag": "en", "literals": 5}],
                               "namespaces": [{"prefix": "x", "iri": "http://x/", "terms": 2}], "quads": 3});
-        let page = super::page("ds", &entry(), &tomorrow);
+        let page = super::page("ds", &entry(), &tomorrow, None);
         assert!(page.contains("<h1>A &lt;title&gt;</h1>"), "{page}");
         assert!(page.contains(r#"<a href="https://creativecommons.org/licenses/by/4.0/">"#));
         assert!(page.contains("<code>en</code>") && page.contains("PREFIX x: &lt;http://x/&gt;"), "{page}");

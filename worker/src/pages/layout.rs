@@ -21,6 +21,8 @@ pub enum Kind {
     Resource,
     /// `/{ds}/search` as HTML.
     Search,
+    /// `/{ds}/reach`, `/{ds}/path`, `/{ds}/check` as HTML.
+    Graph,
 }
 
 impl Kind {
@@ -31,6 +33,7 @@ impl Kind {
             Self::Query => "query",
             Self::Resource => "resource",
             Self::Search => "search",
+            Self::Graph => "graph",
         }
     }
 }

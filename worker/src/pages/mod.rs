@@ -4,6 +4,7 @@
 //! `data-page` attribute of `<body>`: the query editor, the summary graph, search suggestions.
 
 pub mod dataset;
+pub mod graph;
 pub mod home;
 pub mod layout;
 pub mod query;

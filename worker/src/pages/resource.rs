@@ -78,6 +78,7 @@ impl View<'_> {
             describe = escape(&describe)
         );
 
+        out.push_str(&super::graph::path_form(name, self.iri));
         let outgoing: Vec<&Triple> = self.triples.iter().filter(|(_, out)| *out).map(|(t, _)| t).collect();
         let incoming: Vec<&Triple> = self.triples.iter().filter(|(_, out)| !*out).map(|(t, _)| t).collect();
         // A hash-IRI document lists several subjects: then the subject gets a column.

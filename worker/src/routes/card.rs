@@ -14,6 +14,7 @@ use crate::preamble;
 use crate::session::Session;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{Literal, NamedNode, Term, Triple};
+use rete_core::format::axioms;
 use rete_core::format::card::Card;
 use rete_core::results::ResultFormat;
 
@@ -26,10 +27,16 @@ pub async fn read(session: &mut Session) -> Result<Card, HttpError> {
     Ok(session.run(async |store| store.card()).await??)
 }
 
-/// The dataset page (`/{ds}`, and the HTML of card and summary).
+/// The dataset page (`/{ds}`, and the HTML of card and summary), with the
+/// tier-0 coherence check when the file has its CLASS AXIOMS section (a few
+/// KB, usually inside the first read already held).
 pub async fn page(session: &mut Session, name: &str) -> Result<Vec<u8>, HttpError> {
     let card = serde_json::to_value(read(session).await?).map_err(|e| HttpError::Internal(e.to_string()))?;
-    Ok(pages::dataset::page(name, &session.dataset().entry, &card).into_bytes())
+    let check = match axioms::sections(&session.dataset().file.header, false) {
+        Some(_) => Some(super::graph::schema_check(session).await?),
+        None => None,
+    };
+    Ok(pages::dataset::page(name, &session.dataset().entry, &card, check.as_ref()).into_bytes())
 }
 
 /// GET `/{ds}/card`.

@@ -3,6 +3,7 @@
 pub mod card;
 pub mod dataset;
 pub mod deref;
+pub mod graph;
 pub mod index;
 pub mod search;
 pub mod sparql;
