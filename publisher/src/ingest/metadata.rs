@@ -25,6 +25,20 @@ pub struct Metadata {
     pub publisher: Option<String>,
     /// IRI under which the dataset's resources live.
     pub base_iri: Option<String>,
+    /// What a query without `FROM` sees as its default graph (recorded in the
+    /// header's `flags`, FORMAT.md §2, not in the card).
+    pub default_graph: Option<DefaultGraph>,
+}
+
+/// `rete build --default-graph`: the default graph of queries that name no graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DefaultGraph {
+    /// The union of every graph, the default graph and each named graph
+    /// (Fuseki's `unionDefaultGraph`, Oxigraph's `--union-default-graph`).
+    Union,
+    /// The quads outside any named graph only, as SPARQL's dataset has it (the default).
+    Empty,
 }
 
 /// The file name looked for beside the first input.
@@ -40,6 +54,7 @@ impl Metadata {
             source: self.source.or(fallback.source),
             publisher: self.publisher.or(fallback.publisher),
             base_iri: self.base_iri.or(fallback.base_iri),
+            default_graph: self.default_graph.or(fallback.default_graph),
         }
     }
 
@@ -54,7 +69,7 @@ impl Metadata {
         toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
-            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri)", path.display(), e.message())
+            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, default_graph)", path.display(), e.message())
         })
     }
 
@@ -78,6 +93,7 @@ impl Metadata {
             source: value(&["source"], &[])?,
             publisher: value(&["publisher"], &[])?,
             base_iri: None,
+            default_graph: None,
         })
     }
 }
