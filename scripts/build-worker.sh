@@ -16,7 +16,7 @@ profile=(--profile wasm-release)
 # Up to date: nothing the wasm is built from is newer than its output (wasm-opt alone takes ~40 s).
 out=worker/build/index.js
 if [[ -f $out && -z ${RETE_FORCE_BUILD:-} && ${1:-} != --dev ]] &&
-  [[ -z $(find worker/src worker/Cargo.toml core/src core/Cargo.toml layout/src layout/Cargo.toml Cargo.toml Cargo.lock .cargo/config.toml -newer "$out" -print -quit) ]]; then
+  [[ -z $(find worker/src worker/Cargo.toml core/src core/Cargo.toml layout/src layout/Cargo.toml vendor Cargo.toml Cargo.lock .cargo/config.toml -newer "$out" -print -quit) ]]; then
   exit 0
 fi
 

@@ -11,8 +11,10 @@
 
 mod error;
 pub mod format;
+pub mod graph;
 pub mod read;
 pub mod results;
+pub mod search;
 pub mod sparql;
 
 pub use error::{FormatError, ReadError, ReadLimit};

@@ -13,14 +13,14 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success
   1  invalid data: an RDF syntax error, a corrupt .rete file, a failed verify,
-     a malformed or unsupported SPARQL query
+     a malformed or unsupported SPARQL query, an invalid IRI given to reach or path
   2  usage error: unknown flag, missing argument, invalid flag value, a query
      --format that cannot hold the answer
   3  any other failure: a file that cannot be read or written, …
   4  storage error (publish, ls, rollback, gc): R2 rejected the credentials, could not be
      reached or kept failing, or wrangler failed; the served version was not changed
   5  the query exceeded a limit (query --timeout-s; the block cache or the rounds
-     of reads of query and cost)";
+     of reads of query, cost, reach, path and check)";
 
 /// rete: publish an RDF dataset as one .rete file and query it where it sits.
 #[derive(Debug, Parser)]
@@ -167,6 +167,134 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Count (or list) the nodes each seed reaches along some predicates, many seeds at once.
+    ///
+    /// One breadth-first search serves every seed: each level reads the blocks of
+    /// the whole frontier in one round, so the file is read where it sits (a path or
+    /// an http(s) URL) in about as many rounds as the deepest seed needs levels.
+    /// A seed never counts itself. Prints "REACHED<TAB>SEED" lines; --json prints
+    /// {"seeds":[{"from":IRI,"reached":N}],"rounds":R,"requests":Q,"bytes":B}
+    /// (rounds and bytes include the open).
+    ///
+    /// Example: rete reach dblp.rete --from-file authors.txt --via http://ex.org/coauthor --undirected --json
+    #[command(after_help = EXIT_CODES)]
+    Reach {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// A seed IRI (repeatable; `_:label` for a blank node).
+        #[arg(long = "from", value_name = "IRI")]
+        from: Vec<String>,
+        /// A file of seed IRIs, one a line (blank lines and `#` lines skipped).
+        #[arg(long, value_name = "FILE")]
+        from_file: Option<PathBuf>,
+        /// A predicate to follow (repeatable; at least one).
+        #[arg(long, value_name = "PRED", required = true)]
+        via: Vec<String>,
+        /// Follow triples from object to subject instead.
+        #[arg(long, conflicts_with = "undirected")]
+        inverse: bool,
+        /// Follow triples both ways.
+        #[arg(long)]
+        undirected: bool,
+        /// At most this many hops from each seed.
+        #[arg(long, value_name = "N")]
+        max_depth: Option<u32>,
+        /// Split the seeds (in groups of 64) across all cores; the result is the same.
+        #[arg(long)]
+        parallel: bool,
+        /// Also list the nodes each seed reaches.
+        #[arg(long)]
+        members: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find a shortest path between two nodes (bidirectional breadth-first search).
+    ///
+    /// Both ends search towards each other, a whole level at a time, the smaller
+    /// frontier first, reading only the blocks of the frontier's ids. Each step is
+    /// printed as the triple is stored (with --undirected a step may run object to
+    /// subject). No path is not an error (exit 0); an invalid IRI is (exit 1).
+    /// --json prints {"length":L,"path":[[s,p,o],...],"visited":V,"rounds":R,"bytes":B},
+    /// or {"length":null,...} when there is none within --max-depth.
+    ///
+    /// Example: rete path data.rete http://ex.org/a http://ex.org/b --via http://ex.org/knows --json
+    #[command(after_help = EXIT_CODES)]
+    Path {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// Where the path starts: an IRI or `_:label`.
+        from: String,
+        /// Where it ends.
+        to: String,
+        /// A predicate to follow (repeatable; none: every predicate).
+        #[arg(long, value_name = "PRED")]
+        via: Vec<String>,
+        /// Follow triples both ways.
+        #[arg(long)]
+        undirected: bool,
+        /// Only paths of at most this many steps.
+        #[arg(long, value_name = "N")]
+        max_depth: Option<u32>,
+        /// Search from FROM only (a plain BFS), to compare visited nodes and bytes.
+        #[arg(long)]
+        unidirectional: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the data's coherence against its schema: findings with the triples that prove them.
+    ///
+    /// Tier 0 reads only the schema axioms (a small section, usually inside the first
+    /// read): classes under two disjoint classes (unsatisfiable-class) and subclass
+    /// cycles (subclass-cycle). Tier 1 adds the instances the schema points at,
+    /// reading only rdf:type of those classes and the schema's properties:
+    /// instances of disjoint classes, directly or through rdfs:domain/range
+    /// (disjoint-instance), functional properties with two values
+    /// (functional-property). Tier 2 finds the same over every quad. Findings are
+    /// not an error (exit 0). --json prints
+    /// {"tier":T,"findings":[{"kind":K,"subject":IRI,"evidence":[[s,p,o],...]}],"rounds":R,"bytes":B}.
+    ///
+    /// Example: rete check data.rete --tier 1 --json
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// 0 (schema), 1 (the instances the schema points at) or 2 (every quad).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+        tier: u8,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find resources by name in a .rete file's label search index.
+    ///
+    /// Every word of the query matches the start of a word of a label
+    /// (case, accents and width ignored: "linc" finds "Lincoln", "melis" finds
+    /// "Mélisande"); a hit's label has them all. Hits are ranked by how many
+    /// links point to the resource, then by label length. The file (a path or
+    /// an http(s) URL) is read as a remote host would, in rounds; --json prints
+    /// {"query", "results": [{"iri", "label", "lang", "score"}], "cut", "rounds",
+    /// "requests", "bytes"}; "cut" is true when hits may be missing (a word too
+    /// common to be listed whole).
+    ///
+    /// Example: rete search https://example.org/data.rete 'abr linc' --lang en --json
+    #[command(after_help = EXIT_CODES)]
+    Search {
+        /// The .rete file or its http(s) URL.
+        file: PathBuf,
+        /// The words to look for.
+        query: String,
+        /// Only labels in this language (or a subtag of it: en matches en-GB); "" for labels without a tag.
+        #[arg(long, value_name = "TAG")]
+        lang: Option<String>,
+        /// Most results (one per resource).
+        #[arg(long, default_value_t = 20, value_name = "N")]
+        limit: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write every quad as N-Quads to stdout.
     #[command(after_help = EXIT_CODES)]
     Dump {
@@ -271,7 +399,8 @@ pub struct CardArgs {
     /// The card's title.
     ///
     /// Flags win over a card.toml beside the first input (same keys: title,
-    /// description, license, source, publisher, base_iri), which wins over a
+    /// description, license, source, publisher, base_iri; also
+    /// label_predicates and search, see below), which wins over a
     /// VoID, DCAT or schema.org dataset description found in the data.
     /// Example: --title "Nobel prizes" --license https://creativecommons.org/publicdomain/zero/1.0/
     #[arg(long)]
@@ -304,6 +433,19 @@ pub struct CardArgs {
     /// The schema level (classes, subclasses, class-to-class links) is always built.
     #[arg(long)]
     pub no_pyramid: bool,
+    /// Index the literals of this predicate for `rete search` too (repeatable).
+    ///
+    /// The label search index always takes rdfs:label, skos:prefLabel,
+    /// skos:altLabel, schema:name, dcterms:title, foaf:name and
+    /// skosxl:literalForm; this adds more (card.toml key `label_predicates`,
+    /// a list). Example: --label-predicate http://swat.cse.lehigh.edu/onto/univ-bench.owl#name
+    #[arg(long = "label-predicate", value_name = "IRI", value_parser = parse_iri)]
+    pub label_predicates: Vec<String>,
+    /// Leave the label search index out (smaller file, no `rete search`).
+    ///
+    /// Same as `search = false` in card.toml.
+    #[arg(long)]
+    pub no_search: bool,
 }
 
 impl CardArgs {
@@ -316,6 +458,8 @@ impl CardArgs {
             source: self.source.clone(),
             publisher: self.publisher.clone(),
             base_iri: self.base_iri.clone(),
+            label_predicates: (!self.label_predicates.is_empty()).then(|| self.label_predicates.clone()),
+            search: self.no_search.then_some(false),
             default_graph: self.default_graph,
         }
     }

@@ -9,6 +9,8 @@ use cli::{Cli, Command};
 use rete_publisher::cmd::{self, UsageError};
 use rete_publisher::ingest::build::{BuildOptions, build};
 use rete_publisher::ingest::input::{Input, format_from_name};
+use rete_core::graph::Direction;
+use rete_core::graph::check::Tier;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -82,6 +84,25 @@ fn run(cli: Cli) -> Result<()> {
             cmd::query::run(&file, &args, std::io::stdout().lock())
         }
         Command::Cost { file, query, query_file, json } => cmd::cost::run(&file, &cmd::cost::query_text(query, query_file)?, json, std::io::stdout().lock()),
+        Command::Reach { file, from, from_file, via, inverse, undirected, max_depth, parallel, members, json } => {
+            let direction = if undirected {
+                Direction::Both
+            } else if inverse {
+                Direction::Inverse
+            } else {
+                Direction::Forward
+            };
+            let args = cmd::reach::ReachArgs { location: file, from, from_file, via, direction, max_depth, parallel, members, json };
+            cmd::reach::run(&args, std::io::stdout().lock())
+        }
+        Command::Path { file, from, to, via, undirected, max_depth, unidirectional, json } => {
+            cmd::path::run(&cmd::path::PathArgs { location: file, from, to, via, undirected, max_depth, unidirectional, json }, std::io::stdout().lock())
+        }
+        Command::Check { file, tier, json } => {
+            let tier = Tier::from_number(tier).ok_or_else(|| UsageError(format!("--tier {tier}: give 0, 1 or 2")))?;
+            cmd::check::run(&file, tier, json, std::io::stdout().lock())
+        }
+        Command::Search { file, query, lang, limit, json } => cmd::search::run(&file, &query, lang.as_deref(), limit, json, std::io::stdout().lock()),
         Command::Publish(args) => {
             let options = args.to_options(std::io::stderr().is_terminal())?;
             if let Some(threads) = args.threads {
@@ -104,6 +125,12 @@ fn exit_code(error: &anyhow::Error) -> u8 {
         }
         if cause.is::<UsageError>() {
             return 2;
+        }
+        if cause.is::<cmd::InvalidNode>() {
+            return 1;
+        }
+        if matches!(cause.downcast_ref::<rete_core::ReadError>(), Some(rete_core::ReadError::Budget { .. })) {
+            return 5;
         }
         if cause.is::<rete_publisher::r2::StorageError>() {
             return 4;

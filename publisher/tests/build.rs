@@ -225,6 +225,7 @@ fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
     use rete_core::read::BlockKey;
     let store = Store::open(bytes, 1 << 20)?;
     store.card()?;
+    store.axioms(true)?;
     if let Some(summary) = store.summary()? {
         for node in summary.levels.iter().flat_map(|level| &level.nodes) {
             for page in 0..node.members.pages {
@@ -238,6 +239,11 @@ fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
     for permutation in rete_core::Permutation::ALL {
         for n in 0..store.index().permutations[usize::from(permutation.id())].len() {
             store.block(BlockKey::Permutation(permutation, n))?;
+        }
+    }
+    if let Some(root) = store.search_root()? {
+        for n in 0..root.blocks.len() {
+            store.block(BlockKey::Search(n))?;
         }
     }
     let mut count = 0;
@@ -260,7 +266,7 @@ fn flipped_bytes_give_errors_never_panics() {
     for offset in (0..original.len()).step_by(step) {
         let mut bytes = original.clone();
         bytes[offset] ^= 0x5a;
-        // Header, INDEX, CARD, SUMMARY and every block carry a checksum, and the format has no
+        // Header, INDEX, CARD, the axioms, SUMMARY and every block carry a checksum, and the format has no
         // padding: a reader that reads everything must notice every flip.
         let result = read_everything(bytes);
         assert!(result.is_err(), "flip at {offset} went unnoticed (read {result:?} of {total} quads)");

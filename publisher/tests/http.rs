@@ -181,6 +181,24 @@ fn cost_over_http_counts_rounds_requests_and_bytes() {
 }
 
 #[test]
+fn search_over_http_reads_the_same_as_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("people.ttl");
+    std::fs::write(&input, turtle()).unwrap();
+    let file = dir.path().join("people.rete");
+    let built = Command::new(env!("CARGO_BIN_EXE_rete")).arg("build").arg(&input).args(["--label-predicate", "http://example.org/name", "--quiet", "-o"]).arg(&file).status().unwrap();
+    assert!(built.success());
+    let server = range_server(dir.path());
+    let url = format!("http://127.0.0.1:{}/plain/people.rete", server.port);
+    let remote: serde_json::Value = serde_json::from_str(&stdout(&rete(&["search", &url, "person 42", "--json"]))).unwrap();
+    let local: serde_json::Value = serde_json::from_str(&stdout(&rete(&["search", file.to_str().unwrap(), "person 42", "--json"]))).unwrap();
+    assert_eq!(remote, local, "the same hits and reads over HTTP as from the file");
+    assert_eq!(remote["results"][0]["iri"], "http://example.org/p42", "{remote}");
+    assert_eq!(remote["results"].as_array().unwrap().len(), 11, "Person 42 and Person 420–429: {remote}");
+    assert!(remote["rounds"].as_u64().unwrap() <= 3, "{remote}");
+}
+
+#[test]
 fn a_server_that_ignores_range_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), "people", &turtle());

@@ -11,3 +11,5 @@ async function enhance(): Promise<void> {
 }
 
 enhance().catch((error: unknown) => console.error("rete site:", error));
+// Any page with a search form (home, dataset, search) gets suggestions as you type.
+if (document.querySelector("form.search")) import("./search").then((search) => search.enhance()).catch((error: unknown) => console.error("rete search:", error));

@@ -70,3 +70,13 @@ export interface ErrorBody { error: string; status: number; message: string; lin
 
 /** An example query shipped with the site (scripts/build-site.mjs, from examples/NAME/queries/). */
 export interface Example { file: string; title: string; query: string }
+
+/** `GET /{ds}/search?q=` (core/src/search SearchOutput), the same JSON as `rete search --json`. */
+export interface SearchOutput {
+  query: string;
+  results: { iri: string; label: string; lang: string; score: number }[];
+  cut: boolean;
+  rounds: number;
+  requests: number;
+  bytes: number;
+}

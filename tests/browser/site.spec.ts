@@ -1,8 +1,8 @@
 // The site in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core) against `wrangler dev` serving examples/ (global-setup.ts). Walks what a
 // person does: home, a dataset, a query and its rows, sorting, an IRI's resource page, paging
-// its links, a syntax error marked in the editor, the resource page without JavaScript, and a
-// phone-width screen. Screenshots go to build/test-artifacts/browser/.
+// its links, a syntax error marked in the editor, the resource page without JavaScript, search by
+// name (suggestions as you type, keyboard and mouse, the no-script form), and a phone-width screen. Screenshots go to build/test-artifacts/browser/.
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -224,11 +224,64 @@ describe("resource pages", () => {
   });
 });
 
+describe("search by name", () => {
+  test("type on the dataset page, see suggestions, pick one with the keyboard, land on its page", async () => {
+    const page = await open("/qudt");
+    const input = page.locator("form.search input[name=q]");
+    await input.waitFor();
+    await expect.poll(() => input.getAttribute("role")).toBe("combobox");
+    await input.pressSequentially("kilometre per h", { delay: 20 });
+    const options = page.locator("ul.suggestions li[role=option]");
+    await expect.poll(() => options.count()).toBeGreaterThan(0);
+    expect(await input.getAttribute("aria-expanded")).toBe("true");
+    const labels = await options.locator("a").allInnerTexts();
+    const at = labels.indexOf("Kilometre per Hour");
+    expect(at, labels.join(" | ")).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i <= at; i++) await page.keyboard.press("ArrowDown");
+    expect(await input.getAttribute("aria-activedescendant")).toBe(await options.nth(at).getAttribute("id"));
+    await shot(page, "search-suggestions");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${BASE}/qudt/resource?iri=${encodeURIComponent(KMH)}`);
+    expect(await page.locator("h1").innerText()).toContain("Kilometre per Hour");
+  });
+
+  test("a click on a suggestion of the home page's all-datasets box opens the resource", async () => {
+    const page = await open("/");
+    const input = page.locator("form.search input[name=q]");
+    await expect.poll(() => page.locator("form.search select[name=ds]").inputValue()).toBe("");
+    await input.pressSequentially("kilometre per h", { delay: 20 });
+    const option = page.locator("ul.suggestions li[role=option]", { hasText: "Kilometre per Hour" }).first();
+    await option.waitFor();
+    expect(await option.innerText()).toContain("qudt · ");
+    await option.click();
+    await page.waitForURL(`${BASE}/qudt/resource?iri=${encodeURIComponent(KMH)}`);
+  });
+
+  test("without JavaScript the form opens the search page, whose hits link to resource pages", async () => {
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await open("/", noScript);
+      await page.locator("form.search select[name=ds]").selectOption("qudt");
+      await page.locator("form.search input[name=q]").fill("kilometre per hour");
+      await page.locator("form.search button[type=submit]").click();
+      await page.waitForURL(/\/qudt\/search\?q=kilometre/);
+      const hit = page.locator("ol.hits a", { hasText: "Kilometre per Hour" }).first();
+      expect(await hit.getAttribute("href")).toBe(`/qudt/resource?iri=${encodeURIComponent(KMH)}`);
+      expect(await page.locator("p.cost").innerText()).toMatch(/results from \d+ rounds of reads/);
+      await shot(page, "search-no-js");
+      await hit.click();
+      await page.waitForURL(`${BASE}/qudt/resource?iri=${encodeURIComponent(KMH)}`);
+    } finally {
+      await noScript.close();
+    }
+  });
+});
+
 describe("on a phone", () => {
   test("pages fit 375 px wide", async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     try {
-      for (const [path, name] of [["/", "phone-home"], ["/qudt", "phone-dataset"], [`/qudt/resource?iri=${encodeURIComponent(KMH)}`, "phone-resource"], ["/qudt/sparql", "phone-query"]]) {
+      for (const [path, name] of [["/", "phone-home"], ["/qudt", "phone-dataset"], [`/qudt/resource?iri=${encodeURIComponent(KMH)}`, "phone-resource"], ["/qudt/sparql", "phone-query"], ["/qudt/search?q=metre", "phone-search"]]) {
         const page = await open(path, phone);
         await page.waitForLoadState("networkidle");
         const width = await page.evaluate(() => document.documentElement.scrollWidth);

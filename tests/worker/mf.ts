@@ -46,7 +46,14 @@ export interface Worker {
 
 export const ORIGIN = "http://rete.test";
 
-export async function startWorker(vars: Record<string, string> = {}): Promise<Worker> {
+/** Where a Worker keeps R2 and the Cache API: in memory (default), or in a directory that a
+ * later Worker (a new isolate, as after a restart of `wrangler dev`) opens again. */
+export interface Storage {
+  persist?: string;
+}
+
+export async function startWorker(vars: Record<string, string> = {}, storage: Storage = {}): Promise<Worker> {
+  const persisted = storage.persist ? { r2Persist: resolve(storage.persist, "r2"), cachePersist: resolve(storage.persist, "cache") } : {};
   const mf = new Miniflare({
     modules: true,
     modulesRoot: resolve(ROOT, "worker/build"),
@@ -54,6 +61,7 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
     modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
     compatibilityDate: "2026-04-26",
     r2Buckets: { BUCKET: "rete" },
+    ...persisted,
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
   });
   await mf.ready;
@@ -97,5 +105,12 @@ export async function startWithExamples(vars: Record<string, string> = {}): Prom
 /** The x-rete-* counters of a response. */
 export function counters(response: Response) {
   const n = (h: string) => Number(response.headers.get(h));
-  return { reads: n("x-rete-reads"), bytes: n("x-rete-bytes"), rounds: n("x-rete-rounds"), memory: n("x-rete-memory") };
+  return {
+    reads: n("x-rete-reads"),
+    bytes: n("x-rete-bytes"),
+    cacheHits: n("x-rete-cache-hits"),
+    subrequests: n("x-rete-subrequests"),
+    rounds: n("x-rete-rounds"),
+    memory: n("x-rete-memory"),
+  };
 }

@@ -20,7 +20,8 @@ const get = (query: string, accept?: string, extra = "") =>
 function expectCommon(r: Response) {
   expect(r.headers.get("access-control-allow-origin")).toBe("*");
   const c = counters(r);
-  for (const value of [c.reads, c.bytes, c.rounds, c.memory]) expect(Number.isInteger(value)).toBe(true);
+  for (const value of [c.reads, c.bytes, c.cacheHits, c.subrequests, c.rounds, c.memory]) expect(Number.isInteger(value)).toBe(true);
+  expect(c.subrequests).toBeGreaterThanOrEqual(c.reads);
 }
 
 describe("SELECT and ASK formats", () => {
@@ -318,7 +319,7 @@ describe("budgets", () => {
     ["MAX_QUADS_SCANNED", "100", ALL, "quads-scanned", "query exceeded the limit of 100 quads scanned"],
     ["MAX_STEPS", "1000", ALL, "steps", "query exceeded the limit of 1000 evaluation steps"],
     ["MAX_ROUNDS", "1", JOIN, "rounds", "query needs more than 1 rounds of reads"],
-    ["MAX_R2_REQUESTS", "3", JOIN, "r2-requests", "query needs more than 3 requests to storage"],
+    ["MAX_SUBREQUESTS", "6", JOIN, "subrequests", "query needs more than 6 subrequests"],
     ["MAX_READ_BYTES", "20000", JOIN, "read-bytes", "query needs more than 20000 bytes read from storage"],
     ["CACHE_BYTES", "200000", ALL, "cache-bytes", "bytes"],
   ])("%s=%s: 422 naming %s, and the isolate keeps serving", async (name, value, query, limit, message) => {

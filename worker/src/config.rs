@@ -23,9 +23,9 @@ pub struct Config {
     pub max_rounds: u64,
     /// `MAX_READ_BYTES`: bytes read from R2 by one request.
     pub max_read_bytes: u64,
-    /// `MAX_R2_REQUESTS`: R2 operations of one request (Workers cap the
-    /// calls one request may make to other services).
-    pub max_r2_requests: u64,
+    /// `MAX_SUBREQUESTS`: R2 operations and Cache API calls of one request
+    /// (Workers cap both together: 50 on the Free plan, 1,000 on Paid).
+    pub max_subrequests: u64,
     /// `CACHE_BYTES`: a block cache's budget: the decoded blocks one query
     /// may hold at once, kept in the isolate for the next queries.
     pub cache_bytes: u64,
@@ -55,7 +55,7 @@ impl Default for Config {
             max_time_ms: 20_000,
             max_rounds: rete_core::read::DEFAULT_MAX_ROUNDS,
             max_read_bytes: 64 << 20,
-            max_r2_requests: 500,
+            max_subrequests: 50,
             cache_bytes: 16 << 20,
             max_concurrent_queries: 2,
             max_query_bytes: 64 << 10,
@@ -80,7 +80,7 @@ impl Config {
             ("MAX_TIME_MS", &mut config.max_time_ms),
             ("MAX_ROUNDS", &mut config.max_rounds),
             ("MAX_READ_BYTES", &mut config.max_read_bytes),
-            ("MAX_R2_REQUESTS", &mut config.max_r2_requests),
+            ("MAX_SUBREQUESTS", &mut config.max_subrequests),
             ("CACHE_BYTES", &mut config.cache_bytes),
             ("MAX_CONCURRENT_QUERIES", &mut config.max_concurrent_queries),
             ("MAX_QUERY_BYTES", &mut config.max_query_bytes),

@@ -6,12 +6,13 @@
 //! block-cache pool, keyed by content hash), so a warm request starts
 //! reading blocks at once.
 
+use crate::edge_cache;
 use crate::http::Ctx;
 use crate::http_error::HttpError;
 use futures_util::future::join_all;
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
-use rete_core::read::{Opening, decode_index, open_prefix};
+use rete_core::read::{Opening, checked_prefix_length, decode_index, open_prefix};
 use rete_core::{ByteRange, Header};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -38,8 +39,9 @@ pub fn is_name(name: &str) -> bool {
 pub struct OpenFile {
     /// The object key.
     pub key: String,
-    /// R2's etag of the object (reads are pinned to it).
-    pub etag: String,
+    /// R2's etag of the object when the first read came from R2 (reads are
+    /// then pinned to it); `None` when it came from the Cache API.
+    pub etag: Option<String>,
     /// The decoded header.
     pub header: Header,
     /// The decoded INDEX.
@@ -77,6 +79,10 @@ pub struct Dataset {
     pub entry: VersionEntry,
     /// The file it points at.
     pub file: std::rc::Rc<OpenFile>,
+    /// This request looked for the file's first read in the Cache API and
+    /// did not find it: the location has not seen this version, and its
+    /// blocks are not looked for there either (their writes go first).
+    pub unseen_here: bool,
 }
 
 struct Pointer {
@@ -143,10 +149,13 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
         files.push(hit.clone());
         Some(hit.1)
     });
+    let mut unseen_here = false;
     let file = match cached {
         Some(file) => file,
         None => {
-            let file = std::rc::Rc::new(open_file(ctx, &entry).await?);
+            let (file, seen) = open_file(ctx, &entry).await?;
+            unseen_here = !seen;
+            let file = std::rc::Rc::new(file);
             FILES.with(|files| {
                 let mut files = files.borrow_mut();
                 files.retain(|(key, _)| *key != entry.key);
@@ -158,22 +167,58 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
             file
         }
     };
-    Ok(Dataset { name: entry.name.clone(), entry, file })
+    Ok(Dataset { name: entry.name.clone(), entry, file, unseen_here })
 }
 
-async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<OpenFile, HttpError> {
+/// One round: the first read from the Cache API when it holds it for this
+/// version, else from R2 (then shared: the header and the whole, checked
+/// sections after it); one more for INDEX when it ends past the first read.
+/// Also says whether the Cache API was found without the first read.
+async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), HttpError> {
     let key = &entry.key;
-    let corrupt = |e: rete_core::FormatError| HttpError::Corrupt(format!("{key}: {e}"));
     ctx.usage.count_open_round();
-    let prefix = ctx.r2.get_prefix(key, FIRST_READ_BYTES.min(entry.bytes.max(1))).await?.ok_or_else(|| {
+    let first_read = ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) };
+    let cache_key = edge_cache::key(&entry.version, first_read);
+    // A lookup is made only when a read from R2 is left besides; an entry
+    // that does not open as this version is left for R2's bytes.
+    let looked = ctx.usage.subrequests_left() >= 2;
+    let cached = if looked { ctx.cache.get(&cache_key).await } else { None };
+    if let Some(bytes) = cached {
+        if let Ok(file) = open_first_read(ctx, entry, bytes, None, None).await {
+            return Ok((file, true));
+        }
+    }
+    let prefix = ctx.r2.get_prefix(key, first_read.length).await?.ok_or_else(|| {
         HttpError::Changed(format!("{key}, named by the dataset's current.json, does not exist (replaced or collected); retry"))
     })?;
-    let (header, index) = match open_prefix(&prefix.bytes, Some(prefix.size)).map_err(corrupt)? {
+    let file = open_first_read(ctx, entry, prefix.bytes, Some(prefix.etag), Some(prefix.size)).await?;
+    if let Some((_, bytes)) = file.kept.borrow().first() {
+        ctx.cache.put_later(cache_key, bytes[..checked_prefix_length(&file.header, bytes)].to_vec());
+    }
+    Ok((file, !looked))
+}
+
+/// Decodes a first read (reading INDEX when it ends past it) and checks it
+/// is the version the pointer names.
+async fn open_first_read(ctx: &Ctx, entry: &VersionEntry, prefix: Vec<u8>, etag: Option<String>, size: Option<u64>) -> Result<OpenFile, HttpError> {
+    let key = &entry.key;
+    let corrupt = |e: rete_core::FormatError| HttpError::Corrupt(format!("{key}: {e}"));
+    let (header, index) = match open_prefix(&prefix, size).map_err(corrupt)? {
         Opening::Ready(header, index) => (header, index),
         Opening::NeedIndex(header, range) => {
+            // INDEX past the first read: a whole section, shared like a block.
             ctx.usage.count_open_round();
-            let bytes = ctx.r2.get_range(key, &prefix.etag, range).await?;
-            let index = decode_index(&header, &bytes).map_err(corrupt)?;
+            let index_key = edge_cache::key(&entry.version, range);
+            let cached = if ctx.usage.subrequests_left() >= 2 { ctx.cache.get(&index_key).await } else { None };
+            let index = match cached.and_then(|bytes| decode_index(&header, &bytes).ok()) {
+                Some(index) => index,
+                None => {
+                    let bytes = ctx.r2.get_range(key, etag.as_deref(), range).await?;
+                    let index = decode_index(&header, &bytes).map_err(corrupt)?;
+                    ctx.cache.put_later(index_key, bytes);
+                    index
+                }
+            };
             (header, index)
         }
         _ => return Err(HttpError::Internal(format!("{key}: an opening this Worker does not know"))),
@@ -181,6 +226,6 @@ async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<OpenFile, HttpErro
     if header.content_hash_hex() != entry.version {
         return Err(HttpError::Corrupt(format!("{key}: header content hash {} differs from the pointer's version {}", header.content_hash_hex(), entry.version)));
     }
-    let first_read = ByteRange { offset: 0, length: prefix.bytes.len() as u64 };
-    Ok(OpenFile { key: key.clone(), etag: prefix.etag, header, index, kept: RefCell::new(vec![(first_read, prefix.bytes.into())]) })
+    let held = ByteRange { offset: 0, length: prefix.len() as u64 };
+    Ok(OpenFile { key: key.clone(), etag, header, index, kept: RefCell::new(vec![(held, prefix.into())]) })
 }

@@ -5,6 +5,7 @@
 
 use crate::config::Config;
 use crate::conneg::{self, Format};
+use crate::edge_cache::EdgeCache;
 use crate::http_error::HttpError;
 use crate::r2::R2;
 use crate::usage::Usage;
@@ -14,7 +15,7 @@ use worker::{Headers, Method, Response, ResponseBuilder, Url};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Headers a browser script may read from a cross-origin response.
-const EXPOSED_HEADERS: &str = "ETag, Link, Location, Content-Location, x-rete-reads, x-rete-bytes, x-rete-rounds, x-rete-memory, x-rete-limit, x-rete-warning";
+const EXPOSED_HEADERS: &str = "ETag, Link, Location, Content-Location, x-rete-reads, x-rete-bytes, x-rete-cache-hits, x-rete-subrequests, x-rete-rounds, x-rete-memory, x-rete-limit, x-rete-warning";
 
 /// One request's context.
 pub struct Ctx {
@@ -22,6 +23,8 @@ pub struct Ctx {
     pub config: Config,
     /// The bucket, counted.
     pub r2: R2,
+    /// The Cache API, counted.
+    pub cache: EdgeCache,
     /// What the request used.
     pub usage: Rc<Usage>,
     /// The request URL.
@@ -144,6 +147,8 @@ impl Reply {
         headers.set("access-control-expose-headers", EXPOSED_HEADERS)?;
         headers.set("x-rete-reads", &usage.reads.get().to_string())?;
         headers.set("x-rete-bytes", &usage.bytes.get().to_string())?;
+        headers.set("x-rete-cache-hits", &usage.cache_hits.get().to_string())?;
+        headers.set("x-rete-subrequests", &usage.subrequests.get().to_string())?;
         headers.set("x-rete-rounds", &usage.round_count().to_string())?;
         headers.set("x-rete-memory", &memory_bytes().to_string())?;
         let builder = ResponseBuilder::new().with_status(self.status).with_headers(headers);

@@ -11,6 +11,7 @@ mod answer;
 mod config;
 mod conneg;
 mod datasets;
+mod edge_cache;
 mod http;
 mod http_error;
 mod pages;
@@ -23,6 +24,7 @@ mod session;
 mod usage;
 
 use config::Config;
+use edge_cache::EdgeCache;
 use http::{Body, Ctx, Reply};
 use http_error::HttpError;
 use r2::R2;
@@ -40,7 +42,7 @@ const VARS: [&str; 16] = [
     "MAX_TIME_MS",
     "MAX_ROUNDS",
     "MAX_READ_BYTES",
-    "MAX_R2_REQUESTS",
+    "MAX_SUBREQUESTS",
     "CACHE_BYTES",
     "MAX_CONCURRENT_QUERIES",
     "MAX_QUERY_BYTES",
@@ -52,9 +54,9 @@ const VARS: [&str; 16] = [
 ];
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+async fn fetch(mut req: Request, env: Env, context_of_event: worker::Context) -> worker::Result<Response> {
     let head = req.method() == Method::Head;
-    match context(&req, &env) {
+    match context(&req, &env, context_of_event) {
         Ok(ctx) => {
             let reply = match route(&mut req, &ctx).await {
                 Ok(reply) => reply,
@@ -67,11 +69,11 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
             };
             reply.into_response(&ctx.usage, head)
         }
-        Err(error) => Reply::error(&error).into_response(&Usage::new(Rounds::new(RoundOptions::default())), head),
+        Err(error) => Reply::error(&error).into_response(&Usage::new(Rounds::new(RoundOptions::default()), 0), head),
     }
 }
 
-fn context(req: &Request, env: &Env) -> Result<Ctx, HttpError> {
+fn context(req: &Request, env: &Env, event: worker::Context) -> Result<Ctx, HttpError> {
     let config = Config::from_vars(|name| {
         debug_assert!(VARS.contains(&name));
         env.var(name).ok().map(|v| v.to_string())
@@ -80,9 +82,10 @@ fn context(req: &Request, env: &Env) -> Result<Ctx, HttpError> {
     let bucket = env.bucket("BUCKET").map_err(|e| HttpError::Config(format!("no R2 binding named BUCKET ({e}); see wrangler.toml")))?;
     let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
     let header = |name: &str| req.headers().get(name).ok().flatten();
-    let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds })));
+    let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds }), config.max_subrequests));
     Ok(Ctx {
         r2: R2::new(bucket, Rc::clone(&usage)),
+        cache: EdgeCache::new(Rc::clone(&usage), Rc::new(event)),
         usage,
         method: req.method(),
         accept: header("accept"),
@@ -103,6 +106,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
     }
     match segments.as_slice() {
         [""] if read => routes::index::handle(ctx).await,
+        ["_search"] if read => routes::search::redirect(ctx),
         [ds] if read && datasets::is_name(ds) && base_iri_of(ctx).is_none() => routes::dataset::handle(ctx, ds).await,
         [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
         [ds, "card"] if read => routes::card::handle(ctx, ds).await,
@@ -110,6 +114,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
         [ds, "summary", "members"] if read => routes::summary::members(ctx, ds).await,
         [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
         [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
+        [ds, "search"] if read => routes::search::handle(ctx, ds).await,
         // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
         [ds, "id", rest @ ..] if read && !rest.is_empty() => {
             let base = ctx.config.base_iris.get(*ds).ok_or_else(|| HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)")))?;
@@ -121,7 +126,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
             None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
         },
         [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource" | "search"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
         _ => Err(HttpError::NotFound(format!("no route for {path}"))),
     }
 }

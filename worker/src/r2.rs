@@ -1,7 +1,7 @@
 //! Every call to the R2 binding, in one place: whole small objects
 //! (pointers), the first bytes of a `.rete` (which learn its etag), ranges of
-//! it pinned by that etag, and listings. Each call is counted in the
-//! request's [`Usage`]. Nothing here decodes a byte of the format; a test
+//! it pinned by that etag, and listings. Each call takes one of the
+//! request's subrequests and is counted in its [`Usage`]. Nothing here decodes a byte of the format; a test
 //! harness that wraps the binding (latency, faults) sees every read here.
 
 use crate::http_error::HttpError;
@@ -40,6 +40,7 @@ impl R2 {
     /// A whole small object (a pointer), `None` when it does not exist.
     /// Objects larger than `max_bytes` are refused unread.
     pub async fn get_small(&self, key: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, HttpError> {
+        self.usage.take_subrequest()?;
         let object = self.bucket.get(key).execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
         let Some(object) = object else {
             self.usage.count_read(0);
@@ -58,6 +59,7 @@ impl R2 {
     /// The first `length` bytes of an object and its etag; `None` when the
     /// object does not exist.
     pub async fn get_prefix(&self, key: &str, length: u64) -> Result<Option<Prefix>, HttpError> {
+        self.usage.take_subrequest()?;
         let object = self.bucket.get(key).range(Range::Prefix { length }).execute().await.map_err(|e| storage(&format!("get {key}"), e))?;
         let Some(object) = object else {
             self.usage.count_read(0);
@@ -70,18 +72,17 @@ impl R2 {
         Ok(Some(Prefix { bytes, etag, size }))
     }
 
-    /// One range of `key`, pinned to `etag`: a replaced or deleted object is
-    /// [`HttpError::Changed`] rather than bytes of another file.
-    pub async fn get_range(&self, key: &str, etag: &str, range: ByteRange) -> Result<Vec<u8>, HttpError> {
+    /// One range of `key`, pinned to `etag` when it is known: a deleted
+    /// object, or a replaced one, is [`HttpError::Changed`] rather than bytes
+    /// of another file.
+    pub async fn get_range(&self, key: &str, etag: Option<&str>, range: ByteRange) -> Result<Vec<u8>, HttpError> {
         let changed = || HttpError::Changed(format!("{key} changed or disappeared while it was being read; retry"));
-        let object = self
-            .bucket
-            .get(key)
-            .range(Range::OffsetWithLength { offset: range.offset, length: range.length })
-            .only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() })
-            .execute()
-            .await
-            .map_err(|e| storage(&format!("ranged get of {key}"), e))?;
+        self.usage.take_subrequest()?;
+        let mut get = self.bucket.get(key).range(Range::OffsetWithLength { offset: range.offset, length: range.length });
+        if let Some(etag) = etag {
+            get = get.only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() });
+        }
+        let object = get.execute().await.map_err(|e| storage(&format!("ranged get of {key}"), e))?;
         let Some(body) = object.as_ref().and_then(|object| object.body()) else {
             self.usage.count_read(0);
             return Err(changed());
@@ -100,6 +101,7 @@ impl R2 {
         let mut found = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
+            self.usage.take_subrequest()?;
             let mut list = self.bucket.list().prefix(prefix).delimiter("/");
             if let Some(cursor) = cursor.take() {
                 list = list.cursor(cursor);

@@ -74,9 +74,26 @@ pub struct Card {
     /// Input files.
     #[serde(default)]
     pub sources: Vec<SourceFile>,
+    /// The label search index (FORMAT.md §12), when the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<CardSearch>,
     /// Members this build does not know.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// What the card says about the label search index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardSearch {
+    /// The label predicates indexed that the data uses.
+    pub label_predicates: Vec<String>,
+    /// (subject, label) pairs indexed.
+    pub labels: u64,
+    /// Distinct words.
+    pub words: u64,
+    /// Why the index was left out, when it was (the file then has no SEARCH section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A predicate and the quads using it.

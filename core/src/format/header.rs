@@ -10,7 +10,7 @@ pub const MAGIC: [u8; 8] = *b"RETE\r\n\x1a\n";
 /// The major version this build reads and writes.
 pub const MAJOR_VERSION: u16 = 1;
 /// The minor version this build writes.
-pub const MINOR_VERSION: u16 = 1;
+pub const MINOR_VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const FIXED_HEADER_BYTES: usize = 0x60;
 /// Size of one section table entry.
@@ -35,6 +35,14 @@ pub enum SectionKind {
     Summary,
     /// Member pages of the summary's communities.
     Members,
+    /// The label search index's root (FORMAT.md §12).
+    Search,
+    /// The label search index's posting blocks (FORMAT.md §12).
+    SearchBlocks,
+    /// Class axioms for coherence checks (JSON).
+    ClassAxioms,
+    /// Property axioms for coherence checks (JSON).
+    PropertyAxioms,
     /// Dictionary blocks.
     Dictionary,
     /// Quad blocks of one permutation (0..=5).
@@ -49,6 +57,10 @@ impl SectionKind {
             Self::Card => 0x0002,
             Self::Summary => 0x0003,
             Self::Members => 0x0004,
+            Self::Search => 0x0005,
+            Self::SearchBlocks => 0x0008,
+            Self::ClassAxioms => 0x0006,
+            Self::PropertyAxioms => 0x0007,
             Self::Dictionary => 0x0010,
             Self::Permutation(p) => 0x0020 + u16::from(p),
         }
@@ -61,6 +73,10 @@ impl SectionKind {
             0x0002 => Self::Card,
             0x0003 => Self::Summary,
             0x0004 => Self::Members,
+            0x0005 => Self::Search,
+            0x0008 => Self::SearchBlocks,
+            0x0006 => Self::ClassAxioms,
+            0x0007 => Self::PropertyAxioms,
             0x0010 => Self::Dictionary,
             0x0020..=0x0025 => Self::Permutation((code - 0x0020) as u8),
             _ => return None,
@@ -74,6 +90,10 @@ impl SectionKind {
             Self::Card => "CARD".into(),
             Self::Summary => "SUMMARY".into(),
             Self::Members => "MEMBERS".into(),
+            Self::Search => "SEARCH".into(),
+            Self::SearchBlocks => "SEARCH BLOCKS".into(),
+            Self::ClassAxioms => "CLASS AXIOMS".into(),
+            Self::PropertyAxioms => "PROPERTY AXIOMS".into(),
             Self::Dictionary => "DICTIONARY".into(),
             Self::Permutation(p) => match crate::Permutation::from_id(p) {
                 Some(p) => format!("PERMUTATION {}", p.name()),

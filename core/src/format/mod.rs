@@ -1,12 +1,14 @@
 //! Encoders and decoders for each part of a `.rete` file, one file per
 //! section of `docs/FORMAT.md`. Everything here works on byte slices.
 
+pub mod axioms;
 pub mod block;
 pub mod card;
 pub mod dictionary;
 pub mod header;
 pub mod index;
 pub mod permutation;
+pub mod search;
 pub mod summary;
 pub mod term;
 pub mod varint;

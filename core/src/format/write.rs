@@ -28,23 +28,31 @@ pub struct Counts {
 }
 
 /// The header for sections laid out in the FORMAT.md §1 order: INDEX, CARD,
-/// SUMMARY (optional), DICTIONARY, the six permutations, then MEMBERS
-/// (optional). Its content hash is zero until [`ContentHasher`] has seen the
+/// SEARCH (optional: its root, read with the first 16 KiB when there is
+/// room), CLASS AXIOMS, PROPERTY AXIOMS and SUMMARY (optional), DICTIONARY, the six
+/// permutations, then MEMBERS and SEARCH BLOCKS (optional). Its content hash is zero until [`ContentHasher`] has seen the
 /// whole file.
 pub fn layout(
     counts: Counts,
     index: SectionSummary,
     card: SectionSummary,
+    axioms: [Option<SectionSummary>; 2],
     summary: Option<SectionSummary>,
     dictionary: SectionSummary,
     permutations: [SectionSummary; 6],
     members: Option<SectionSummary>,
+    search: Option<[SectionSummary; 2]>,
 ) -> Header {
     let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card)];
+    kinds.extend(search.map(|[root, _]| (SectionKind::Search, root)));
+    let [class_axioms, property_axioms] = axioms;
+    kinds.extend(class_axioms.map(|s| (SectionKind::ClassAxioms, s)));
+    kinds.extend(property_axioms.map(|s| (SectionKind::PropertyAxioms, s)));
     kinds.extend(summary.map(|s| (SectionKind::Summary, s)));
     kinds.push((SectionKind::Dictionary, dictionary));
     kinds.extend(permutations.into_iter().enumerate().map(|(p, s)| (SectionKind::Permutation(p as u8), s)));
     kinds.extend(members.map(|s| (SectionKind::Members, s)));
+    kinds.extend(search.map(|[_, blocks]| (SectionKind::SearchBlocks, blocks)));
     let mut offset = (super::header::FIXED_HEADER_BYTES + super::header::SECTION_ENTRY_BYTES * kinds.len()) as u64;
     let header_length = offset as u32;
     let sections = kinds

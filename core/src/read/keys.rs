@@ -1,30 +1,39 @@
 //! The keys of one permutation block as the reader keeps them: the block's
-//! decompressed columns (FORMAT.md §6), with every 64th row's position
-//! remembered so that a seek decodes at most 63 rows. Expanded to `[u64; 4]`
-//! a 65,536-quad block takes 2 MiB; its columns take about a third of that,
-//! and a query's blocks stay pinned in memory until it completes.
+//! decompressed columns (FORMAT.md §6), with every 16th row's key and column
+//! positions remembered so that a seek decodes at most 15 rows. Expanded to
+//! `[u64; 4]` a 65,536-quad block takes 2 MiB; its columns and restarts take
+//! about 40% of that, and a query's blocks stay pinned in memory until it
+//! completes. (Every 64th row, as before issue 14, made a selective lookup
+//! walk 32 rows on average: a third of a small query's instructions.)
 
 use crate::format::permutation::Key;
 use crate::{FormatError, TermId};
 
 /// Every this many rows a restart point is kept.
-const RESTART_ROWS: usize = 64;
+const RESTART_ROWS: usize = 16;
 
 /// One permutation block's keys, in order.
 #[derive(Debug, Clone)]
 pub struct PermutationKeys {
     raw: Vec<u8>,
     len: usize,
+    /// Where the four columns start: a cursor at row 0.
+    start: [u32; 4],
     restarts: Vec<Restart>,
 }
 
-/// Where row `r × 64` starts.
+/// Row `r × 16`: its key, and where the next row's column values start.
 #[derive(Debug, Clone, Copy)]
 struct Restart {
-    /// The key of that row (for seeking).
     key: Key,
-    /// The cursor just before it.
-    cursor: RowCursor,
+    next: [u32; 4],
+}
+
+impl Restart {
+    /// A cursor just after this restart's row.
+    fn cursor_after(&self, row: usize) -> RowCursor {
+        RowCursor { row: row + 1, offsets: self.next, previous: self.key }
+    }
 }
 
 /// A position in a block: the next row to decode, where its four column
@@ -60,16 +69,16 @@ impl PermutationKeys {
         if position != raw.len() {
             return Err(corrupt("trailing bytes after the last quad"));
         }
-        let mut keys = Self { raw: raw.to_vec(), len, restarts: Vec::with_capacity(len.div_ceil(RESTART_ROWS)) };
+        let mut keys = Self { raw: raw.to_vec(), len, start: offsets, restarts: Vec::with_capacity(len.div_ceil(RESTART_ROWS)) };
         let mut cursor = RowCursor { row: 0, offsets, previous: [0; 4] };
         for row in 0..len {
-            let before = cursor;
+            let before = cursor.previous;
             let key = cursor.next(&keys).ok_or_else(|| corrupt("id overflows 64 bits"))?;
-            if row > 0 && key <= before.previous {
+            if row > 0 && key <= before {
                 return Err(corrupt("quads out of order"));
             }
             if row % RESTART_ROWS == 0 {
-                keys.restarts.push(Restart { key, cursor: before });
+                keys.restarts.push(Restart { key, next: cursor.offsets });
             }
         }
         Ok(keys)
@@ -87,16 +96,26 @@ impl PermutationKeys {
 
     /// The key at a row.
     pub fn get(&self, row: usize) -> Option<Key> {
-        let mut cursor = self.restarts.get(row / RESTART_ROWS)?.cursor;
-        for _ in 0..row % RESTART_ROWS {
+        let restart = self.restarts.get(row / RESTART_ROWS)?;
+        let steps = row % RESTART_ROWS;
+        if steps == 0 {
+            return (row < self.len).then_some(restart.key);
+        }
+        let mut cursor = restart.cursor_after(row - steps);
+        for _ in 1..steps {
             cursor.next(self)?;
         }
         cursor.next(self)
     }
 
+    /// A cursor at row 0.
+    fn first(&self) -> RowCursor {
+        RowCursor { row: 0, offsets: self.start, previous: [0; 4] }
+    }
+
     /// All keys in order.
     pub fn iter(&self) -> impl Iterator<Item = Key> + '_ {
-        let mut cursor = self.seek(&[]);
+        let mut cursor = self.first();
         std::iter::from_fn(move || cursor.next(self))
     }
 
@@ -104,9 +123,9 @@ impl PermutationKeys {
     pub fn seek(&self, prefix: &[TermId]) -> RowCursor {
         let bound = prefix.len().min(4);
         let below = |key: &Key| key[..bound] < prefix[..bound];
-        let restart = self.restarts.partition_point(|r| below(&r.key)).saturating_sub(1);
-        let Some(start) = self.restarts.get(restart) else { return RowCursor { row: self.len, offsets: [0; 4], previous: [0; 4] } };
-        let mut cursor = start.cursor;
+        // The last restart whose row is below the prefix: the answer is after it.
+        let Some(restart) = self.restarts.partition_point(|r| below(&r.key)).checked_sub(1) else { return self.first() };
+        let mut cursor = self.restarts[restart].cursor_after(restart * RESTART_ROWS);
         loop {
             let before = cursor;
             match cursor.next(self) {
@@ -132,7 +151,8 @@ impl RowCursor {
         for (value, offset) in values.iter_mut().zip(self.offsets.iter_mut()) {
             let mut position = *offset as usize;
             *value = varint_at(&keys.raw, &mut position)?;
-            *offset = u32::try_from(position).ok()?;
+            // `decode` refused blocks of 4 GiB or more: positions fit.
+            *offset = position as u32;
         }
         let previous = self.previous;
         let first = self.row == 0;
@@ -189,6 +209,14 @@ mod tests {
             let expected = keys.partition_point(|k| k[..prefix.len()] < *prefix);
             let mut cursor = compact.seek(prefix);
             assert_eq!(cursor.next(&compact), keys.get(expected).copied(), "{prefix:?}");
+        }
+        // Every key and each of its prefixes, across restart boundaries.
+        for key in &keys {
+            for bound in 1..=4 {
+                let expected = keys.partition_point(|k| k[..bound] < key[..bound]);
+                let mut cursor = compact.seek(&key[..bound]);
+                assert_eq!(cursor.next(&compact), keys.get(expected).copied(), "{key:?} / {bound}");
+            }
         }
         assert!(compact.heap_bytes() * 2 < keys.len() * std::mem::size_of::<Key>(), "{}", compact.heap_bytes());
     }

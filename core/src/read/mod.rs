@@ -17,15 +17,17 @@ mod terms;
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern};
 pub use keys::{PermutationKeys, RowCursor};
-pub use terms::DictionaryTerms;
-pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, open_in_rounds, run_in_rounds};
+pub use terms::{DictionaryTerms, TermCursor};
+pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 
+use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::header::{Header, Section, SectionKind};
 use crate::format::summary::{self, MAX_SUMMARY_BYTES, MemberPages, Summary};
 use crate::format::index::Index;
 use crate::format::permutation::Permutation;
+use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SearchRoot};
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
@@ -94,6 +96,10 @@ pub enum BlockKey {
     Dictionary(usize),
     /// Block number of a permutation.
     Permutation(Permutation, usize),
+    /// The SEARCH section: the search index's root (FORMAT.md §12.1).
+    SearchRoot,
+    /// Posting block number of the search index (FORMAT.md §12.3).
+    Search(usize),
 }
 
 /// A decoded block.
@@ -103,6 +109,17 @@ pub enum Block {
     Dictionary(Arc<DictionaryTerms>),
     /// Keys of a permutation block (kept as its columns).
     Permutation(Arc<PermutationKeys>),
+    /// The search index's root.
+    SearchRoot(Arc<SearchRoot>),
+    /// Keys and postings of a search block.
+    Search(Arc<PostingBlock>),
+}
+
+/// The dictionary block a run of [`Store::term_in`] read last, and where.
+#[derive(Debug, Default)]
+pub struct TermReader {
+    block: Option<(usize, Arc<DictionaryTerms>)>,
+    cursor: TermCursor,
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -125,6 +142,8 @@ pub struct Store<S> {
     /// Pieces of the file in memory, read before the source is asked: the
     /// first read, and sections fed by the host (see [`Store::hold`]).
     held: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
+    /// The search index's root once read: it places the posting blocks.
+    search_root: RefCell<Option<Arc<SearchRoot>>>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -182,6 +201,7 @@ impl<S: RangeSource> Store<S> {
             missing_ranges: RefCell::default(),
             misses: Cell::new(0),
             held: RefCell::default(),
+            search_root: RefCell::default(),
         }
     }
 
@@ -250,6 +270,17 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
+    /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
+    /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
+    /// the held pieces); `None` when one of them is absent. Both are asked
+    /// for even after a miss, so that one round fetches them.
+    pub fn axioms(&self, properties: bool) -> Result<Option<SchemaAxioms<String>>, ReadError> {
+        let Some(sections) = axioms::sections(&self.header, properties) else { return Ok(None) };
+        let reads: Vec<Result<Vec<u8>, ReadError>> = sections.iter().map(|s| self.read_one(s.range())).collect();
+        let bodies = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(axioms::open_sections(&sections, &bodies)?))
+    }
+
     /// Page `page` of a community's members (FORMAT.md §11): their term ids,
     /// ascending. Two reads: the node's page directory, then the page.
     pub fn member_page(&self, members: &MemberPages, page: u64) -> Result<Vec<TermId>, ReadError> {
@@ -286,6 +317,28 @@ impl<S: RangeSource> Store<S> {
         Ok(serde_json::from_slice(&raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?)
     }
 
+    /// The search index's root (FORMAT.md §12.1), `None` when the file has
+    /// no SEARCH section. Read like a block (usually from the first read);
+    /// it places the posting blocks ([`BlockKey::Search`]).
+    pub fn search_root(&self) -> Result<Option<Arc<SearchRoot>>, ReadError> {
+        if self.header.section(SectionKind::Search).is_none() {
+            return Ok(None);
+        }
+        let Block::SearchRoot(root) = self.block(BlockKey::SearchRoot)? else {
+            return Err(ReadError::Source("cache returned the wrong block kind".into()));
+        };
+        *self.search_root.borrow_mut() = Some(root.clone());
+        Ok(Some(root))
+    }
+
+    /// The posting block `number` of the search index (its root read first).
+    pub fn search_block(&self, number: usize) -> Result<Arc<PostingBlock>, ReadError> {
+        match self.block(BlockKey::Search(number))? {
+            Block::Search(block) => Ok(block),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
+        }
+    }
+
     /// The id of a term, or `None` when the dataset does not contain it.
     pub fn term_id(&self, term: TermRef<'_>) -> Result<Option<TermId>, ReadError> {
         self.encoded_term_id(&term::encode_term(term))
@@ -300,7 +353,34 @@ impl<S: RangeSource> Store<S> {
 
     /// The term of an id.
     pub fn term(&self, id: TermId) -> Result<Term, ReadError> {
-        Ok(term::decode_term(&self.encoded_term(id)?)?)
+        self.term_in(id, &mut TermReader::default())
+    }
+
+    /// The term of an id, read through `reader`: ids in the block it read
+    /// last need no cache lookup, and ids in order step on from the last
+    /// one ([`DictionaryTerms::get_at`]).
+    pub fn term_in(&self, id: TermId, reader: &mut TermReader) -> Result<Term, ReadError> {
+        let holds = |number: usize| {
+            let entry = &self.index.dictionary[number];
+            id >= entry.first_id && id - entry.first_id < entry.term_count
+        };
+        let (number, block) = match reader.block.take() {
+            Some((number, block)) if holds(number) => (number, block),
+            _ => {
+                let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
+                    FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
+                })?;
+                reader.cursor.forget();
+                (number, self.dictionary_block(number)?)
+            }
+        };
+        let entry = &self.index.dictionary[number];
+        let term = match block.get_at((id - entry.first_id) as usize, &mut reader.cursor) {
+            Some(encoded) => term::decode_term(encoded).map_err(ReadError::from),
+            None => Err(FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()),
+        };
+        reader.block = Some((number, block));
+        term
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a
@@ -361,6 +441,8 @@ impl<S: RangeSource> Store<S> {
         match key {
             BlockKey::Dictionary(n) => self.index.dictionary.get(n).map(|e| e.range),
             BlockKey::Permutation(p, n) => self.index.permutations[usize::from(p.id())].get(n).map(|e| e.range),
+            BlockKey::SearchRoot => self.header.section(SectionKind::Search).map(|s| s.range()),
+            BlockKey::Search(n) => self.search_root.borrow().as_ref()?.blocks.get(n).map(|e| e.range),
         }
     }
 
@@ -430,29 +512,31 @@ impl<S: RangeSource> Store<S> {
         let blocks: Vec<(BlockKey, ByteRange)> =
             self.take_missing().into_iter().filter(|&key| !self.has_block(key)).filter_map(|key| Some((key, self.block_range(key)?))).collect();
         let pieces: Vec<ByteRange> = std::mem::take(&mut *self.missing_ranges.borrow_mut()).into_iter().collect();
-        let ranges = coalesce(blocks.iter().map(|(_, range)| *range).chain(pieces.iter().copied()).collect(), gap_bytes);
-        FetchPlan { blocks, pieces, ranges }
+        FetchPlan::new(blocks, pieces, gap_bytes)
     }
 
     /// Feeds the bytes of a plan's ranges (`bodies[i]` for `plan.ranges[i]`):
     /// its blocks to the cache, its other pieces to the held ones.
     pub fn feed_plan(&self, plan: &FetchPlan, bodies: &[Vec<u8>]) -> Result<(), ReadError> {
-        if bodies.len() != plan.ranges.len() {
-            return Err(ReadError::Source(format!("{} ranges were asked for, {} came back", plan.ranges.len(), bodies.len())));
-        }
-        let bytes_of = |range: ByteRange| {
-            let position = plan.ranges.partition_point(|merged| merged.offset <= range.offset).checked_sub(1);
-            position.and_then(|p| slice_of(plan.ranges[p], &bodies[p], range)).ok_or_else(|| {
-                FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {} bytes there: truncated", range.length))
-            })
-        };
         for &(key, range) in &plan.blocks {
-            self.feed(key, bytes_of(range)?)?;
+            self.feed(key, plan.bytes_of(bodies, range)?)?;
         }
         for &range in &plan.pieces {
-            self.hold(range, bytes_of(range)?.into());
+            self.hold(range, plan.bytes_of(bodies, range)?.into());
         }
         Ok(())
+    }
+
+    /// Whether `range` is a whole section of the file (CARD, SUMMARY, INDEX…):
+    /// one a host can check with [`Store::is_checked_section`].
+    pub fn is_section(&self, range: ByteRange) -> bool {
+        self.header.sections.iter().any(|section| section.range() == range)
+    }
+
+    /// Whether `bytes` are the whole section at `range`, its checksum in the
+    /// section table verified: bytes a host may keep for other readers.
+    pub fn is_checked_section(&self, range: ByteRange, bytes: &[u8]) -> bool {
+        self.header.sections.iter().any(|section| section.range() == range && xxh3_64(bytes) == section.checksum)
     }
 
     /// The dictionary block that would hold an encoded term, with the ids it covers.
@@ -482,14 +566,14 @@ impl<S: RangeSource> Store<S> {
     fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryTerms>, ReadError> {
         match self.block(BlockKey::Dictionary(number))? {
             Block::Dictionary(block) => Ok(block),
-            Block::Permutation(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
         }
     }
 
     pub(crate) fn permutation_block(&self, permutation: Permutation, number: usize) -> Result<Arc<PermutationKeys>, ReadError> {
         match self.block(BlockKey::Permutation(permutation, number))? {
             Block::Permutation(keys) => Ok(keys),
-            Block::Dictionary(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
+            _ => Err(ReadError::Source("cache returned the wrong block kind".into())),
         }
     }
 
@@ -499,12 +583,19 @@ impl<S: RangeSource> Store<S> {
         let name = || match key {
             BlockKey::Dictionary(n) => format!("dictionary block {n}"),
             BlockKey::Permutation(p, n) => format!("{} block {n}", p.name()),
+            BlockKey::SearchRoot => "SEARCH".into(),
+            BlockKey::Search(n) => format!("SEARCH block {n}"),
         };
         if sealed.len() as u64 != range.length {
             return Err(FormatError::corrupt(name(), range.offset, format!("read {} bytes of {}: file truncated", sealed.len(), range.length)));
         }
-        let raw = block::open(sealed, &name, range.offset)?;
+        // The root is one zstd frame under the section checksum, like INDEX; blocks are sealed.
+        let raw = match key {
+            BlockKey::SearchRoot => return Ok(Block::SearchRoot(Arc::new(self.decode_search_root(sealed)?))),
+            _ => block::open(sealed, &name, range.offset)?,
+        };
         Ok(match key {
+            BlockKey::SearchRoot => return Err(FormatError::corrupt("SEARCH", range.offset, "decoded twice")),
             BlockKey::Dictionary(n) => {
                 let block = DictionaryTerms::decode(&raw, &name(), range.offset)?;
                 if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0).as_deref() != Some(&self.index.dictionary[n].head[..]) {
@@ -520,7 +611,27 @@ impl<S: RangeSource> Store<S> {
                 }
                 Block::Permutation(Arc::new(keys))
             }
+            BlockKey::Search(n) => {
+                let block = PostingBlock::decode(&raw, &name(), range.offset)?;
+                let root = self.search_root.borrow();
+                let entry = root.as_ref().and_then(|root| root.blocks.get(n));
+                if entry.is_none_or(|e| block.keys.len() as u64 != e.key_count || block.keys.first().map(|k| &k.key) != Some(&e.head)) {
+                    return Err(FormatError::corrupt(name(), range.offset, "does not match its SEARCH entry"));
+                }
+                Block::Search(Arc::new(block))
+            }
         })
+    }
+
+    /// Checks and decodes the SEARCH section's bytes (FORMAT.md §12.1).
+    fn decode_search_root(&self, sealed: &[u8]) -> Result<SearchRoot, FormatError> {
+        let section = self.header.required(SectionKind::Search)?;
+        let corrupt = |reason: String| FormatError::corrupt("SEARCH", section.offset, reason);
+        if xxh3_64(sealed) != section.checksum {
+            return Err(corrupt("checksum mismatch".into()));
+        }
+        let raw = block::decompress(sealed, MAX_SEARCH_ROOT_RAW_BYTES).map_err(corrupt)?;
+        SearchRoot::decode(&raw, self.header.required(SectionKind::SearchBlocks)?.range(), section.offset)
     }
 
     /// A range that is not a block (a section, a page of one): from the held

@@ -8,7 +8,8 @@
 
 use super::{BlockKey, ByteRange, Opening, RangeSource, Store, decode_index, open_prefix};
 use crate::format::FIRST_READ_BYTES;
-use crate::{ReadError, ReadLimit};
+use crate::{Header, ReadError, ReadLimit};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Ranges closer than this are fetched as one request by default: a request
 /// costs more than 16 KiB of transfer on every store we target.
@@ -40,9 +41,38 @@ pub struct FetchPlan {
     pub pieces: Vec<ByteRange>,
     /// What to fetch: all of those ranges sorted and merged, one request each.
     pub ranges: Vec<ByteRange>,
+    /// Ranges this close were merged.
+    pub(super) gap_bytes: u64,
 }
 
 impl FetchPlan {
+    /// The blocks and pieces of a plan and their ranges merged (one request
+    /// each when closer than `gap_bytes`).
+    pub(super) fn new(blocks: Vec<(BlockKey, ByteRange)>, pieces: Vec<ByteRange>, gap_bytes: u64) -> Self {
+        let ranges = super::coalesce(blocks.iter().map(|(_, range)| *range).chain(pieces.iter().copied()).collect(), gap_bytes);
+        Self { blocks, pieces, ranges, gap_bytes }
+    }
+
+    /// The plan without the blocks and pieces whose range `served` says the
+    /// host already has (from a cache of its own), the rest merged again.
+    pub fn without(&self, served: impl Fn(ByteRange) -> bool) -> Self {
+        let blocks = self.blocks.iter().copied().filter(|(_, range)| !served(*range)).collect();
+        let pieces = self.pieces.iter().copied().filter(|range| !served(*range)).collect();
+        Self::new(blocks, pieces, self.gap_bytes)
+    }
+
+    /// The bytes of one of the plan's blocks or pieces in the bodies of its
+    /// `ranges` (`bodies[i]` for `ranges[i]`).
+    pub fn bytes_of<'a>(&self, bodies: &'a [Vec<u8>], range: ByteRange) -> Result<&'a [u8], ReadError> {
+        if bodies.len() != self.ranges.len() {
+            return Err(ReadError::Source(format!("{} ranges were asked for, {} came back", self.ranges.len(), bodies.len())));
+        }
+        let position = self.ranges.partition_point(|merged| merged.offset <= range.offset).checked_sub(1);
+        position.and_then(|p| super::slice_of(self.ranges[p], &bodies[p], range)).ok_or_else(|| {
+            crate::FormatError::corrupt("file", range.offset, format!("the source returned too few bytes for the {} bytes there: truncated", range.length)).into()
+        })
+    }
+
     /// Whether there is nothing to fetch.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
@@ -165,6 +195,26 @@ impl std::ops::Add for RoundStats {
     fn add(self, other: Self) -> Self {
         Self { rounds: self.rounds + other.rounds, requests: self.requests + other.requests, bytes: self.bytes + other.bytes }
     }
+}
+
+/// How many bytes of a file's first read a host may keep for other readers
+/// (a cache shared between hosts): the header, checked when it was decoded,
+/// and the whole sections right after it whose checksums match, up to the
+/// first one the read cuts or that fails. A block section the read cuts is
+/// left out: its blocks are read like any other.
+pub fn checked_prefix_length(header: &Header, prefix: &[u8]) -> usize {
+    let mut sections: Vec<_> = header.sections.iter().collect();
+    sections.sort_unstable_by_key(|section| section.offset);
+    let mut end = header.header_length as usize;
+    for section in sections {
+        let range = usize::try_from(section.offset).ok().zip(usize::try_from(section.offset.saturating_add(section.length)).ok());
+        let Some((start, stop)) = range.filter(|&(start, _)| start == end) else { break };
+        match prefix.get(start..stop) {
+            Some(bytes) if xxh3_64(bytes) == section.checksum => end = stop,
+            _ => break,
+        }
+    }
+    end.min(prefix.len())
 }
 
 /// Opens a file through `fetch`: one round for its first 16 KiB, and one

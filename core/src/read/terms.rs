@@ -25,6 +25,23 @@ pub struct DictionaryTerms {
     len: usize,
 }
 
+/// Where the last [`DictionaryTerms::get_at`] in a block ended.
+#[derive(Debug, Default)]
+pub struct TermCursor {
+    valid: bool,
+    position: usize,
+    /// Offset in `coded` of the entry after `position`.
+    next: usize,
+    term: Vec<u8>,
+}
+
+impl TermCursor {
+    /// Makes the cursor start afresh, for another block (keeping its room).
+    pub fn forget(&mut self) {
+        self.valid = false;
+    }
+}
+
 impl DictionaryTerms {
     /// Checks and indexes a decompressed dictionary block; `what`/`offset`
     /// name it in errors. Rejects what `format::dictionary` rejects: a first
@@ -82,16 +99,41 @@ impl DictionaryTerms {
 
     /// The encoded term at a position.
     pub fn get(&self, position: usize) -> Option<Vec<u8>> {
+        let mut cursor = TermCursor::default();
+        self.get_at(position, &mut cursor)?;
+        Some(cursor.term)
+    }
+
+    /// The encoded term at a position, decoded in `cursor`, which goes on
+    /// from its last term when that is earlier in the same restart run:
+    /// ids read in order (the objects of a predicate scan come sorted) cost
+    /// one front-coded step each, and the same id twice costs nothing. A
+    /// cursor serves one block; [`TermCursor::forget`] before another.
+    pub fn get_at<'c>(&self, position: usize, cursor: &'c mut TermCursor) -> Option<&'c [u8]> {
         if position >= self.len {
             return None;
         }
-        let restart = position / RESTART;
-        let mut term = self.restart(restart)?.to_vec();
-        let mut cursor = Cursor::new(self.coded.get(*self.restart_next.get(restart)? as usize..)?);
-        for _ in 0..position % RESTART {
-            Self::step(&mut cursor, &mut term)?;
+        let from_cursor = cursor.valid && position >= cursor.position && position - cursor.position <= position % RESTART;
+        if !from_cursor {
+            let restart = position / RESTART;
+            let (full, next) = (self.restart(restart)?, *self.restart_next.get(restart)? as usize);
+            cursor.term.clear();
+            // Room for the steps' longer suffixes: growing an exact-size copy
+            // was a reallocation per decoded term in a scan (issue 14).
+            cursor.term.reserve(full.len() + 64);
+            cursor.term.extend_from_slice(full);
+            (cursor.position, cursor.next, cursor.valid) = (restart * RESTART, next, true);
         }
-        Some(term)
+        let mut entries = Cursor::new(self.coded.get(cursor.next..)?);
+        for _ in cursor.position..position {
+            if Self::step(&mut entries, &mut cursor.term).is_none() {
+                cursor.valid = false;
+                return None;
+            }
+        }
+        cursor.next += entries.position();
+        cursor.position = position;
+        Some(&cursor.term)
     }
 
     /// The position of an encoded term, if the block holds it.
@@ -182,6 +224,12 @@ mod tests {
             assert_eq!(compact.lower_bound(&before), sorted.partition_point(|t| t.as_slice() < before.as_slice()));
         }
         assert_eq!(compact.get(sorted.len()), None);
+        // In order, backwards, repeated and skipping: the cursor agrees.
+        let mut cursor = TermCursor::default();
+        for position in (0..sorted.len()).chain((0..sorted.len()).rev()).chain([5, 5, 6, 40, 33, 999, 0]) {
+            assert_eq!(compact.get_at(position, &mut cursor), Some(sorted[position].as_slice()), "{position}");
+        }
+        assert_eq!(compact.get_at(sorted.len(), &mut cursor), None);
         assert_eq!(compact.find(b"\x01http://example.org/item/00000/5"), None);
         assert_eq!(compact.find(b"\x00"), None);
         assert_eq!(compact.find(b"\x02"), None);

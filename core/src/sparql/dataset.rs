@@ -13,12 +13,14 @@
 
 use super::budget::Meter;
 use super::error::QueryError;
-use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
+use super::memo::TermMemos;
+use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
+use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term, TermRef};
+use rustc_hash::FxHashMap;
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -49,11 +51,15 @@ pub(crate) struct StoreDataset<'a, S> {
     meter: Arc<Meter>,
     /// Values whose stored lexical form spareval would lose, by the form it
     /// gives them (see `externalize_expression_term`).
-    reshaped: RefCell<HashMap<Term, TermId>>,
+    reshaped: RefCell<FxHashMap<Term, TermId>>,
     /// Bytes of quad blocks asked for speculatively in this run.
     speculated_bytes: Cell<u64>,
     /// The default graph is the union of every graph (FORMAT.md §2, `flags`).
     union_default_graph: bool,
+    /// Terms decoded and values looked up in this run (`memo.rs`).
+    memos: TermMemos,
+    /// The dictionary block decoded last, and where (`Store::term_in`).
+    reader: RefCell<TermReader>,
 }
 
 /// Bounds `reshaped`; past it, values get spareval's own forms.
@@ -98,7 +104,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), union_default_graph: false }
+        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -132,6 +138,22 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                     Some((_, ids)) => InternalTerm::Pending(Rc::new(term), ids),
                     None => InternalTerm::Computed(Rc::new(term)),
                 })
+            }
+            Err(error) => Err(self.fail(error)),
+        }
+    }
+
+    /// The term of an id, and whether it was decoded (`false`: its block is
+    /// missing and the term is a placeholder, see the module doc).
+    fn decode(&self, id: TermId) -> Result<(Term, bool), Stopped> {
+        if !self.meter.step() {
+            return Err(Stopped);
+        }
+        match self.store.term_in(id, &mut self.reader.borrow_mut()) {
+            Ok(term) => Ok((term, true)),
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                Ok((NamedNode::new_unchecked(format!("{PENDING_IRI}{id}")).into(), false))
             }
             Err(error) => Err(self.fail(error)),
         }
@@ -206,17 +228,14 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     fn externalize_term(&self, term: InternalTerm) -> Result<Term, Stopped> {
         match term {
             InternalTerm::Stored(id) => {
-                if !self.meter.step() {
-                    return Err(Stopped);
+                if let Some(term) = self.memos.terms.get(id) {
+                    return if self.meter.step() { Ok(term) } else { Err(Stopped) };
                 }
-                match self.store.term(id) {
-                    Ok(term) => Ok(term),
-                    Err(ReadError::Missing(ranges)) => {
-                        self.meter.note_missing(&ranges);
-                        Ok(NamedNode::new_unchecked(format!("{PENDING_IRI}{id}")).into())
-                    }
-                    Err(error) => Err(self.fail(error)),
+                let (term, complete) = self.decode(id)?;
+                if complete {
+                    self.memos.terms.offer(id, &term, term_bytes(term.as_ref()));
                 }
+                Ok(term)
             }
             InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Rc::unwrap_or_clone(term)),
         }
@@ -224,14 +243,23 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
 
     fn externalize_expression_term(&self, term: InternalTerm) -> Result<ExpressionTerm, Stopped> {
         let InternalTerm::Stored(id) = term else { return Ok(self.externalize_term(term)?.into()) };
-        let stored = self.externalize_term(term)?;
-        let value = ExpressionTerm::from(stored.clone());
+        if let Some(value) = self.memos.values.get(id) {
+            return if self.meter.step() { Ok(value) } else { Err(Stopped) };
+        }
+        let (stored, complete) = self.decode(id)?;
         // spareval keeps numbers and dates as values, dropping their lexical
         // form: `"01"^^xsd:integer` comes back as `"1"`. Remember which stored
         // term a value came from, so a value that only passes through (MIN,
         // MAX, SAMPLE, COALESCE, IF, unary +) keeps its exact form.
         // Booleans are left out: a cast to xsd:boolean must give `true`/`false`.
-        if matches!(&stored, Term::Literal(literal) if literal.datatype() != oxrdf::vocab::xsd::BOOLEAN) {
+        // IRIs, strings and language-tagged strings keep their form as they are.
+        let typed = matches!(&stored, Term::Literal(literal) if literal.language().is_none() && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype()));
+        let bytes = term_bytes(stored.as_ref());
+        let (value, typed) = if typed { (ExpressionTerm::from(stored.clone()), Some(stored)) } else { (ExpressionTerm::from(stored), None) };
+        if complete {
+            self.memos.values.offer(id, &value, bytes);
+        }
+        if let Some(stored) = typed.filter(|_| !matches!(value, ExpressionTerm::OtherTypedLiteral { .. })) {
             let normalized = Term::from(value.clone());
             if normalized != stored {
                 let mut reshaped = self.reshaped.borrow_mut();
@@ -253,10 +281,18 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         if let Some(&id) = self.reshaped.borrow().get(&term) {
             return Ok(InternalTerm::Stored(id));
         }
-        if !self.meter.compute(term_bytes(term.as_ref())) {
+        let bytes = term_bytes(term.as_ref());
+        if !self.meter.compute(bytes) {
             return Err(Stopped);
         }
-        self.lookup(term)
+        if let Some(internal) = self.memos.computed.get(&term) {
+            return Ok(internal);
+        }
+        let internal = self.lookup(term.clone())?;
+        if !matches!(internal, InternalTerm::Pending(..)) {
+            self.memos.computed.insert(term, internal.clone(), bytes);
+        }
+        Ok(internal)
     }
 }
 

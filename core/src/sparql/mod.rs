@@ -23,9 +23,10 @@ mod dataset;
 mod error;
 mod extensions;
 mod graph_scope;
+mod memo;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
-mod tests;
+pub(crate) mod tests;
 
 pub use budget::{Budget, Usage};
 pub use error::{Limit, QueryError, SyntaxError, TextPosition};
@@ -89,7 +90,8 @@ pub enum Answer<'a> {
 /// Evaluates a parsed query over a store.
 pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
     let meter = Arc::new(Meter::new(options.budget.clone()));
-    let (query, unknown_functions) = adapt(query);
+    let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
+    let (query, unknown_functions) = adapt(searched.as_ref().unwrap_or(query));
     let query = if options.budget.is_unlimited() { query } else { with_hooks(&query) };
     let hook_meter = Arc::clone(&meter);
     let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());

@@ -1,13 +1,18 @@
 //! One module per subcommand.
 
+pub mod check;
 pub mod cost;
 pub mod dump;
 pub mod gc;
+pub mod graph;
 pub mod inspect;
 pub mod query;
 pub mod ls;
+pub mod path;
 pub mod publish;
+pub mod reach;
 pub mod rollback;
+pub mod search;
 pub mod verify;
 
 use crate::r2::{self, TargetOptions, catalog, layout};
@@ -27,6 +32,18 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// A node (IRI or blank node) given on the command line that is not one (exit code 1).
+#[derive(Debug)]
+pub struct InvalidNode(pub String);
+
+impl std::fmt::Display for InvalidNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InvalidNode {}
 
 /// Decoded blocks the CLI keeps in memory at most.
 pub const CACHE_BYTES: usize = 256 << 20;

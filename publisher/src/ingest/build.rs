@@ -196,6 +196,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let index = Index { dictionary: dictionary_entries, graphs: graph_entries, permutations: permutation_entries };
     let index_sealed = block::compress(&index.encode())?;
     let mut dictionary_file = dictionary.into_file_keep()?;
+    let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
+    let search = super::search::build_section(&mut dictionary_file, &index, &mut permutation_files, first_blank_id, first_literal_id, &search_settings, dir, memory)?;
     let [spo_file, _, pso_file, pos_file, ..] = permutation_files.as_mut_slice() else { bail!("internal error: six permutations expected") };
     let mut lookup = Lookup {
         dictionary: TempDictionary::new(&mut dictionary_file, &index.dictionary),
@@ -248,11 +250,13 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         namespaces_more,
         // Only the file name: the same data built from another directory gives the same file.
         sources: options.inputs.iter().map(|i| SourceFile { name: i.file_name(), bytes: i.size_bytes() }).collect(),
+        search: search.card,
         extra: Default::default(),
     };
     let card_sealed = seal_card(&mut card)?;
     let class_ids: Vec<(TermId, u64)> = class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
     let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: memory })?;
+    let axioms_sealed = super::axioms::build(&mut lookup, first_blank_id)?;
     drop(lookup);
     let (members_file, members_summary) = match summary.members {
         Some((file, summary)) => (Some(file), Some(summary)),
@@ -264,10 +268,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
         plain_summary(&index_sealed),
         plain_summary(&card_sealed),
+        axioms_sealed.each_ref().map(|a| a.as_deref().map(plain_summary)),
         Some(plain_summary(&summary.summary)),
         dictionary.summary,
         permutation_summaries,
         members_summary,
+        search.sections.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
     );
     header.flags = flags;
     let mut header_bytes = header.encode();
@@ -278,10 +284,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         writer.write_all(&header_bytes)?;
         writer.write_all(&index_sealed)?;
         writer.write_all(&card_sealed)?;
+        if let Some((root, _, _)) = &search.sections {
+            writer.write_all(root)?;
+        }
+        for axioms in axioms_sealed.iter().flatten() {
+            writer.write_all(axioms)?;
+        }
         writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
-        for mut file in permutation_files.into_iter().chain(members_file) {
+        for mut file in permutation_files.into_iter().chain(members_file).chain(search.sections.map(|(_, blocks, _)| blocks)) {
             file.rewind()?;
             std::io::copy(&mut file, &mut writer)?;
         }

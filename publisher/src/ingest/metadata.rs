@@ -25,6 +25,11 @@ pub struct Metadata {
     pub publisher: Option<String>,
     /// IRI under which the dataset's resources live.
     pub base_iri: Option<String>,
+    /// Predicates whose literals the search index takes as labels, besides
+    /// the usual ones (`--label-predicate`, key `label_predicates`).
+    pub label_predicates: Option<Vec<String>>,
+    /// `false` leaves the search index out (`--no-search`, key `search`).
+    pub search: Option<bool>,
     /// What a query without `FROM` sees as its default graph (recorded in the
     /// header's `flags`, FORMAT.md §2, not in the card).
     pub default_graph: Option<DefaultGraph>,
@@ -54,6 +59,15 @@ impl Metadata {
             source: self.source.or(fallback.source),
             publisher: self.publisher.or(fallback.publisher),
             base_iri: self.base_iri.or(fallback.base_iri),
+            // Label predicates add up: the flags' and card.toml's are all indexed.
+            label_predicates: match (self.label_predicates, fallback.label_predicates) {
+                (Some(mut mine), Some(theirs)) => {
+                    mine.extend(theirs);
+                    Some(mine)
+                }
+                (mine, theirs) => mine.or(theirs),
+            },
+            search: self.search.or(fallback.search),
             default_graph: self.default_graph.or(fallback.default_graph),
         }
     }
@@ -69,7 +83,7 @@ impl Metadata {
         toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
-            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, default_graph)", path.display(), e.message())
+            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, label_predicates, search, default_graph)", path.display(), e.message())
         })
     }
 
@@ -93,6 +107,8 @@ impl Metadata {
             source: value(&["source"], &[])?,
             publisher: value(&["publisher"], &[])?,
             base_iri: None,
+            label_predicates: None,
+            search: None,
             default_graph: None,
         })
     }

@@ -46,6 +46,14 @@ impl<'a> TempDictionary<'a> {
         Ok(rete_core::decode_term(term)?)
     }
 
+    /// The id of an encoded term, `None` when the dictionary does not hold it.
+    pub fn id(&mut self, encoded: &[u8]) -> Result<Option<TermId>> {
+        let Some(number) = self.entries.partition_point(|e| e.head.as_slice() <= encoded).checked_sub(1) else { return Ok(None) };
+        let Some(entry) = self.entries.get(number) else { return Ok(None) };
+        let block = DictionaryBlock::decode(&read_sealed(self.file, entry.range)?, "temporary dictionary", 0)?;
+        Ok(block.find(encoded).map(|position| entry.first_id + position as u64))
+    }
+
     /// The IRI of an id (other terms in N-Triples form).
     pub fn iri(&mut self, id: TermId) -> Result<String> {
         Ok(match self.term(id)? {
@@ -66,6 +74,22 @@ impl<'a> TempQuads<'a> {
     /// Over the section file and its entries (ranges relative to the file).
     pub fn new(file: &'a mut File, entries: &'a [PermutationEntry]) -> Self {
         Self { file, entries, last: None }
+    }
+
+    /// Calls `visit` with every key starting with `prefix`, in order, a block at a time.
+    pub fn visit(&mut self, prefix: &[TermId], mut visit: impl FnMut(&[Key]) -> Result<()>) -> Result<()> {
+        let mut number = self.entries.partition_point(|e| e.first_key[..prefix.len()] < *prefix).saturating_sub(1);
+        while let Some(entry) = self.entries.get(number) {
+            if entry.first_key[..prefix.len()] > *prefix {
+                break;
+            }
+            let keys = decode_block(&read_sealed(self.file, entry.range)?, "temporary permutation", 0)?;
+            let start = keys.partition_point(|key| key[..prefix.len()] < *prefix);
+            let end = keys.partition_point(|key| key[..prefix.len()] <= *prefix);
+            visit(&keys[start..end])?;
+            number += 1;
+        }
+        Ok(())
     }
 
     /// Keys starting with `prefix`, in order, at most `limit` of them.

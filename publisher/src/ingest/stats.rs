@@ -10,7 +10,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 /// IRIs whose ids the card and the summary need, sorted by encoded form.
-pub const VOCABULARY: [&str; 24] = [
+pub const VOCABULARY: [&str; 26] = [
     "http://purl.org/dc/elements/1.1/title",
     "http://purl.org/dc/terms/description",
     "http://purl.org/dc/terms/license",
@@ -29,6 +29,8 @@ pub const VOCABULARY: [&str; 24] = [
     "http://www.w3.org/2000/01/rdf-schema#range",
     "http://www.w3.org/2000/01/rdf-schema#subClassOf",
     "http://www.w3.org/2000/01/rdf-schema#subPropertyOf",
+    "http://www.w3.org/2002/07/owl#FunctionalProperty",
+    "http://www.w3.org/2002/07/owl#disjointWith",
     "http://www.w3.org/2002/07/owl#equivalentClass",
     "http://www.w3.org/2002/07/owl#sameAs",
     "http://www.w3.org/2004/02/skos/core#prefLabel",

@@ -164,6 +164,6 @@ Remaining SPARQL 1.2 failures, and why:
   constant templates, passed at 210/246 only because the build then wrote an unreadable term
   for the triple term instead of stopping.)
 
-Directional language tags (`\"x\"@en--ltr`, RDF 1.2) are stored since format 1.1's addition of
-2026-11-23 (FORMAT.md §5.1), so LANGDIR, hasLANGDIR and STRLANGDIR pass.
+Directional language tags (`\"x\"@en--ltr`, RDF 1.2) are stored since format 1.2
+(FORMAT.md §5.1), so LANGDIR, hasLANGDIR and STRLANGDIR pass.
 ";

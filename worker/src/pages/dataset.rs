@@ -45,6 +45,10 @@ pub fn page(name: &str, entry: &VersionEntry, card: &Value) -> String {
     if let Some(description) = text(card, "description") {
         let _ = writeln!(page, "<p class=\"description\">{}</p>", escape(description));
     }
+    // A file with a label search index (its card says so) gets a search box first.
+    if card.get("search").is_some_and(|search| !search.is_null()) {
+        let _ = writeln!(page, "{}", super::search::form(name, "", &None, crate::routes::search::DEFAULT_LIMIT));
+    }
     facts(&mut page, name, entry, card);
     let _ = writeln!(
         page,

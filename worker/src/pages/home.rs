@@ -17,6 +17,17 @@ fn licence(value: &str) -> String {
     }
 }
 
+/// Search by name in a dataset picked from a list (the site's script adds
+/// "all datasets" and suggestions from each that has a search index).
+fn search_form(page: &mut String, entries: &[VersionEntry]) {
+    let options: String = entries.iter().map(|e| format!(r#"<option value="{0}">{0}</option>"#, escape(&e.name))).collect();
+    let _ = writeln!(
+        page,
+        r#"<h2 id="search-h">Find by name</h2><form class="search" role="search" method="get" action="{}" aria-labelledby="search-h"><label for="search-ds">in</label> <select id="search-ds" name="ds">{options}</select> <label for="search-q">words</label> <input id="search-q" name="q" type="search" autocomplete="off" spellcheck="false" placeholder="a name or its first letters" required> <button type="submit">Search</button></form>"#,
+        crate::routes::search::HOME_FORM_PATH
+    );
+}
+
 /// The page for the listed datasets; `truncated` when the listing stopped at `max`.
 pub fn page(entries: &[VersionEntry], truncated: bool, max: usize) -> String {
     let mut page = layout::head("Datasets", None, Kind::Home);
@@ -42,6 +53,7 @@ pub fn page(entries: &[VersionEntry], truncated: bool, max: usize) -> String {
             );
         }
         page.push_str("</tbody></table></div>\n");
+        search_form(&mut page, entries);
     }
     if truncated {
         let _ = writeln!(page, "<p>Only the first {max} datasets are listed.</p>");

@@ -19,6 +19,8 @@ pub enum Kind {
     Query,
     /// `/{ds}/resource?iri=` as HTML.
     Resource,
+    /// `/{ds}/search` as HTML.
+    Search,
 }
 
 impl Kind {
@@ -28,6 +30,7 @@ impl Kind {
             Self::Dataset => "dataset",
             Self::Query => "query",
             Self::Resource => "resource",
+            Self::Search => "search",
         }
     }
 }
@@ -40,9 +43,10 @@ pub fn head(title: &str, dataset: Option<&str>, kind: Kind) -> String {
     if let Some(name) = dataset {
         let name = escape(name);
         nav.push_str(&format!(
-            r#" <span aria-hidden="true">›</span> <a href="/{name}"{}>{name}</a> <a href="/{name}/sparql"{}>query</a> <a href="/{name}/card?format=json">card JSON</a>"#,
+            r#" <span aria-hidden="true">›</span> <a href="/{name}"{}>{name}</a> <a href="/{name}/sparql"{}>query</a> <a href="/{name}/search"{}>search</a> <a href="/{name}/card?format=json">card JSON</a>"#,
             current(Kind::Dataset),
             current(Kind::Query),
+            current(Kind::Search),
         ));
         data = format!(r#" data-dataset="{name}""#);
     }

@@ -4,5 +4,6 @@ pub mod card;
 pub mod dataset;
 pub mod deref;
 pub mod index;
+pub mod search;
 pub mod sparql;
 pub mod summary;

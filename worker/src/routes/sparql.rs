@@ -15,8 +15,9 @@ use futures_util::StreamExt;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
+use rete_core::search::sparql::TEXT_QUERY;
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
-use rete_core::{Header, RangeSource, Store};
+use rete_core::{Header, RangeSource, SectionKind, Store};
 use std::sync::Arc;
 use worker::{Method, Request};
 
@@ -268,6 +269,14 @@ fn service_description_bytes(ctx: &Ctx, name: &str, format: Format, card: &Card,
     }
     for format in ["SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV", "Turtle", "N-Triples", "JSON-LD", "RDF_XML"] {
         add(service.clone(), sd("resultFormat"), NamedNode::new_unchecked(format!("{FORMATS}{format}")).into());
+    }
+    // The label search index (FORMAT.md §12): text:query in queries, GET /{ds}/search for names.
+    if header.section(SectionKind::Search).is_some() {
+        let feature: NamedOrBlankNode = NamedNode::new_unchecked(TEXT_QUERY).into();
+        add(service.clone(), sd("feature"), feature.clone().into());
+        add(feature.clone(), rdf::TYPE.into(), sd("Feature").into());
+        let comment = format!("Label search (Jena's text:query form, e.g. ?s text:query (rdfs:label \"linc*\" 10)), answered from the file's search index; also GET {}/{name}/search?q=", ctx.origin());
+        add(feature, NamedNode::new_unchecked("http://www.w3.org/2000/01/rdf-schema#comment"), Literal::new_simple_literal(comment).into());
     }
     // The dataset is both the sd:Dataset queried and the void:Dataset described.
     let dataset_node: NamedOrBlankNode = void_dataset.clone().into();

@@ -106,7 +106,7 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
     let plain = |bytes: &[u8]| SectionSummary { length: bytes.len() as u64, item_count: 0, checksum: xxh3_64(bytes) };
     let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.len() as u64, checksum: xxh3_64(&dictionary) };
     let mut header =
-        layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), None, dictionary_summary, permutation_summaries, None);
+        layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), [None, None], None, dictionary_summary, permutation_summaries, None, None);
     header.flags = flags;
     let mut file = header.encode();
     file.extend_from_slice(&index_sealed);

@@ -3,7 +3,7 @@
 //! plan), plus lexical forms, errors, missing ranges and budget bombs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fixture;
+pub(crate) mod fixture;
 mod rounds;
 mod scoping;
 mod union;

@@ -266,3 +266,20 @@ fn terms_with_a_prefix_span_dictionary_blocks_in_order() {
     let nothing = crate::encode_term(oxrdf::NamedNodeRef::new_unchecked("http://example.org/q"));
     assert!(full.terms_with_prefix(&nothing, 10).unwrap().is_empty());
 }
+
+#[test]
+fn the_checked_prefix_holds_the_header_and_whole_sections_only() {
+    let file = people();
+    let prefix = &file[..16384];
+    let header = crate::Header::decode(prefix, None).unwrap();
+    let card = header.section(crate::SectionKind::Card).unwrap().range();
+    // Every section whole in the first read (INDEX, CARD, this small dictionary); none the read cuts.
+    let whole = header.sections.iter().map(|s| s.range().end()).filter(|&end| end <= 16384).max().unwrap();
+    assert!(whole >= card.end() && whole < 16384);
+    assert_eq!(crate::read::checked_prefix_length(&header, prefix) as u64, whole);
+    let mut corrupt = prefix.to_vec();
+    corrupt[card.offset as usize] ^= 1;
+    let index = header.section(crate::SectionKind::Index).unwrap().range();
+    assert_eq!(crate::read::checked_prefix_length(&header, &corrupt) as u64, index.end(), "a section failing its checksum ends it");
+    assert_eq!(crate::read::checked_prefix_length(&header, &prefix[..card.end() as usize - 1]) as u64, index.end());
+}

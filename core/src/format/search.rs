@@ -1,0 +1,430 @@
+//! The label search index (FORMAT.md §12): SEARCH, a small root read with the
+//! first 16 KiB (counts, label predicates, language ranges and the directory
+//! of posting blocks), and SEARCH BLOCKS, whose blocks hold sorted keys
+//! (normalised words, and prefix lists) each with its postings. Encoders and
+//! decoders over byte slices only; lookups are in `crate::search`.
+
+use super::varint::{Cursor, CursorError};
+#[cfg(feature = "write")]
+use super::varint;
+use crate::{ByteRange, FormatError, TermId};
+use std::ops::RangeInclusive;
+
+/// FORMAT.md §12.1: the version of the SEARCH layout this build reads.
+pub const SEARCH_VERSION: u64 = 1;
+/// FORMAT.md §12.1: the largest decompressed SEARCH root a reader accepts.
+pub const MAX_SEARCH_ROOT_RAW_BYTES: u64 = 16 << 20;
+/// FORMAT.md §12.3: the byte that ends a prefix list's key (never part of a word).
+pub const PREFIX_LIST_MARK: u8 = 0x00;
+
+/// The decoded SEARCH root.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SearchRoot {
+    /// Distinct (subject, label) pairs indexed.
+    pub entry_count: u64,
+    /// Distinct words.
+    pub word_count: u64,
+    /// Postings stored under words (prefix lists not counted).
+    pub posting_count: u64,
+    /// The most postings a prefix list holds.
+    pub prefix_list_length: u64,
+    /// Ids of the label predicates indexed, ascending.
+    pub predicates: Vec<TermId>,
+    /// For each language tag of the labels (`""` for labels without one),
+    /// the first and last label id with that tag.
+    pub languages: Vec<LanguageRange>,
+    /// Posting blocks in key order.
+    pub blocks: Vec<SearchBlockEntry>,
+}
+
+/// The label ids of one language tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LanguageRange {
+    /// The tag, lowercase as in the dictionary (`""`: no tag).
+    pub tag: String,
+    /// First and last label id with that tag (labels of one tag are
+    /// contiguous in id order, FORMAT.md §5.1).
+    pub labels: RangeInclusive<TermId>,
+}
+
+/// A posting block's place and first key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchBlockEntry {
+    /// Absolute byte range of the sealed block.
+    pub range: ByteRange,
+    /// Keys in the block.
+    pub key_count: u64,
+    /// Its first key.
+    pub head: Vec<u8>,
+}
+
+/// One posting: a label of a subject containing the key's word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Posting {
+    /// Term id of the subject.
+    pub subject: TermId,
+    /// Term id of the label literal.
+    pub label: TermId,
+    /// The subject's weight (FORMAT.md §12.4): higher comes first.
+    pub weight: u64,
+    /// Characters in the normalised label: shorter comes first among equal weights.
+    pub length: u64,
+}
+
+impl Posting {
+    /// The order of postings under a key: weight descending, then length, subject, label.
+    pub fn rank_key(&self) -> (std::cmp::Reverse<u64>, u64, TermId, TermId) {
+        (std::cmp::Reverse(self.weight), self.length, self.subject, self.label)
+    }
+}
+
+/// A key and its postings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPostings {
+    /// A normalised word, or a prefix followed by [`PREFIX_LIST_MARK`].
+    pub key: Vec<u8>,
+    /// Postings of this key in the data; more than `postings.len()` when the
+    /// writer kept only the best (FORMAT.md §12.3).
+    pub total: u64,
+    /// Postings in (label, subject) order.
+    pub postings: Vec<Posting>,
+}
+
+impl KeyPostings {
+    /// Whether this is a prefix list (and the prefix it lists).
+    pub fn prefix(&self) -> Option<&[u8]> {
+        self.key.strip_suffix(&[PREFIX_LIST_MARK])
+    }
+
+    /// Whether every posting of the key is stored.
+    pub fn is_complete(&self) -> bool {
+        self.total == self.postings.len() as u64
+    }
+}
+
+/// A decoded posting block.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PostingBlock {
+    /// Keys in ascending byte order.
+    pub keys: Vec<KeyPostings>,
+}
+
+impl SearchRoot {
+    /// Encodes the root (decompressed); block ranges are relative to SEARCH
+    /// BLOCKS and only their lengths are stored.
+    #[cfg(feature = "write")]
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for value in [SEARCH_VERSION, self.entry_count, self.word_count, self.posting_count, self.prefix_list_length, self.predicates.len() as u64] {
+            varint::put(&mut out, value);
+        }
+        let mut previous = 0;
+        for &id in &self.predicates {
+            varint::put(&mut out, id - previous);
+            previous = id;
+        }
+        varint::put(&mut out, self.languages.len() as u64);
+        for language in &self.languages {
+            varint::put(&mut out, language.tag.len() as u64);
+            out.extend_from_slice(language.tag.as_bytes());
+            varint::put(&mut out, *language.labels.start());
+            varint::put(&mut out, language.labels.end() - language.labels.start());
+        }
+        // Depth 0, then a level-0 node as FORMAT.md §4.3 (2.0) lays out a dictionary node.
+        varint::put(&mut out, 0);
+        varint::put(&mut out, self.blocks.len() as u64);
+        varint::put(&mut out, self.blocks.first().map_or(0, |b| b.range.offset));
+        let mut previous_head: &[u8] = &[];
+        for entry in &self.blocks {
+            let shared = shared_prefix(previous_head, &entry.head);
+            for value in [entry.range.length, entry.key_count, shared as u64, (entry.head.len() - shared) as u64] {
+                varint::put(&mut out, value);
+            }
+            out.extend_from_slice(&entry.head[shared..]);
+            previous_head = &entry.head;
+        }
+        out
+    }
+
+    /// Decodes a decompressed root. `blocks` is the SEARCH BLOCKS section's
+    /// range, which the blocks must cover exactly; `offset` names the root in errors.
+    pub fn decode(raw: &[u8], blocks: ByteRange, offset: u64) -> Result<Self, FormatError> {
+        let fail = |reason: String| FormatError::corrupt("SEARCH", offset, reason);
+        let corrupt = |e: CursorError| fail(format!("{} at byte {} of the decompressed root", e.reason, e.position));
+        let mut cursor = Cursor::new(raw);
+        let version = cursor.varint().map_err(corrupt)?;
+        if version != SEARCH_VERSION {
+            return Err(fail(format!("search index layout {version}; this build reads layout {SEARCH_VERSION}")));
+        }
+        let mut root = Self {
+            entry_count: cursor.varint().map_err(corrupt)?,
+            word_count: cursor.varint().map_err(corrupt)?,
+            posting_count: cursor.varint().map_err(corrupt)?,
+            prefix_list_length: cursor.varint().map_err(corrupt)?,
+            ..Self::default()
+        };
+        let predicates = cursor.count(1).map_err(corrupt)?;
+        let mut id: TermId = 0;
+        for _ in 0..predicates {
+            id = id.checked_add(cursor.varint().map_err(corrupt)?).ok_or_else(|| fail("predicate id overflows".into()))?;
+            root.predicates.push(id);
+        }
+        let languages = cursor.count(3).map_err(corrupt)?;
+        for _ in 0..languages {
+            let length = cursor.varint().map_err(corrupt)?;
+            let tag = std::str::from_utf8(cursor.bytes(length).map_err(corrupt)?).map_err(|_| fail("language tag is not UTF-8".into()))?.to_owned();
+            let first = cursor.varint().map_err(corrupt)?;
+            let last = first.checked_add(cursor.varint().map_err(corrupt)?).ok_or_else(|| fail("label id range overflows".into()))?;
+            root.languages.push(LanguageRange { tag, labels: first..=last });
+        }
+        let depth = cursor.varint().map_err(corrupt)?;
+        if depth != 0 {
+            return Err(fail(format!("directory of depth {depth}; this build reads depth 0")));
+        }
+        let count = cursor.count(5).map_err(corrupt)?;
+        let mut position = blocks.offset.saturating_add(cursor.varint().map_err(corrupt)?);
+        let mut head: Vec<u8> = Vec::new();
+        for i in 0..count {
+            let length = cursor.varint().map_err(corrupt)?;
+            let key_count = cursor.varint().map_err(corrupt)?;
+            let shared = cursor.varint().map_err(corrupt)?;
+            let suffix_length = cursor.varint().map_err(corrupt)?;
+            if shared > head.len() as u64 || (i == 0 && shared != 0) {
+                return Err(fail(format!("block {i}'s head shares {shared} bytes with a {}-byte head", head.len())));
+            }
+            let previous = std::mem::take(&mut head);
+            head.extend_from_slice(&previous[..shared as usize]);
+            head.extend_from_slice(cursor.bytes(suffix_length).map_err(corrupt)?);
+            if key_count == 0 || length == 0 || (i > 0 && head <= previous) {
+                return Err(fail(format!("block {i} is empty or its head is out of order")));
+            }
+            let range = ByteRange { offset: position, length };
+            if range.offset.checked_add(length).is_none_or(|end| end > blocks.end()) {
+                return Err(fail(format!("block {i} runs past the SEARCH BLOCKS section")));
+            }
+            position += length;
+            root.blocks.push(SearchBlockEntry { range, key_count, head: head.clone() });
+        }
+        if !cursor.is_empty() {
+            return Err(fail("trailing bytes after the directory".into()));
+        }
+        if root.blocks.first().is_some_and(|b| b.range.offset != blocks.offset) || (!root.blocks.is_empty() && position != blocks.end()) {
+            return Err(fail("the posting blocks do not cover the SEARCH BLOCKS section exactly".into()));
+        }
+        Ok(root)
+    }
+
+    /// The blocks that may hold keys starting with `prefix` (FORMAT.md §12.5):
+    /// from the last block whose head is ≤ `prefix` to the last whose head
+    /// is below every key that starts with it.
+    pub fn blocks_for_prefix(&self, prefix: &[u8]) -> std::ops::Range<usize> {
+        // No key holds 0xFF (keys are UTF-8 and 0x00), so `prefix + FF` is above all of them.
+        let mut upper = prefix.to_vec();
+        upper.push(0xFF);
+        let end = self.blocks.partition_point(|b| b.head < upper);
+        if end == 0 {
+            return 0..0;
+        }
+        self.blocks.partition_point(|b| b.head.as_slice() <= prefix).saturating_sub(1)..end
+    }
+
+    /// The block that holds `key` if any block does: the last whose head is ≤ it.
+    pub fn block_for_key(&self, key: &[u8]) -> Option<usize> {
+        self.blocks.partition_point(|b| b.head.as_slice() <= key).checked_sub(1)
+    }
+
+    /// The label id ranges of the tags `lang` matches (SPARQL `langMatches`:
+    /// the tag itself or a subtag of it; `""` matches labels without a tag).
+    pub fn language_ranges(&self, lang: &str) -> Vec<RangeInclusive<TermId>> {
+        let lang = lang.to_ascii_lowercase();
+        self.languages
+            .iter()
+            .filter(|l| if lang.is_empty() { l.tag.is_empty() } else { l.tag == lang || l.tag.strip_prefix(&lang).is_some_and(|rest| rest.starts_with('-')) })
+            .map(|l| l.labels.clone())
+            .collect()
+    }
+}
+
+impl PostingBlock {
+    /// Encodes a block (decompressed).
+    #[cfg(feature = "write")]
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint::put(&mut out, self.keys.len() as u64);
+        let mut previous: &[u8] = &[];
+        for key in &self.keys {
+            encode_key(&mut out, previous, key);
+            previous = &key.key;
+        }
+        out
+    }
+
+    /// Decodes a decompressed block; `what`/`offset` name it in errors.
+    pub fn decode(raw: &[u8], what: &str, offset: u64) -> Result<Self, FormatError> {
+        let fail = |reason: String| FormatError::corrupt(what, offset, reason);
+        let corrupt = |e: CursorError| fail(format!("{} at byte {} of the decompressed block", e.reason, e.position));
+        let mut cursor = Cursor::new(raw);
+        let count = cursor.count(4).map_err(corrupt)?;
+        let mut keys: Vec<KeyPostings> = Vec::with_capacity(count);
+        for i in 0..count {
+            let previous = keys.last().map_or(&[][..], |k| k.key.as_slice());
+            let shared = cursor.varint().map_err(corrupt)?;
+            if shared > previous.len() as u64 {
+                return Err(fail(format!("key {i} shares {shared} bytes with a {}-byte key", previous.len())));
+            }
+            let mut key = previous[..shared as usize].to_vec();
+            let suffix_length = cursor.varint().map_err(corrupt)?;
+            key.extend_from_slice(cursor.bytes(suffix_length).map_err(corrupt)?);
+            if key.is_empty() || (i > 0 && key.as_slice() <= previous) {
+                return Err(fail(format!("key {i} is empty or out of order")));
+            }
+            let stored_and_flag = cursor.varint().map_err(corrupt)?;
+            let stored = usize::try_from(stored_and_flag >> 1).map_err(|_| fail(format!("key {i} stores too many postings")))?;
+            let total = if stored_and_flag & 1 == 1 { cursor.varint().map_err(corrupt)? } else { stored as u64 };
+            if stored as u64 > total || stored > raw.len() {
+                return Err(fail(format!("key {i} stores {stored} of {total} postings")));
+            }
+            let mut columns = [const { Vec::new() }; 4];
+            for column in &mut columns {
+                column.reserve(stored);
+                for _ in 0..stored {
+                    column.push(cursor.varint().map_err(corrupt)?);
+                }
+            }
+            let [labels, subjects, weights, lengths] = columns;
+            let mut label: TermId = 0;
+            let mut postings = Vec::with_capacity(stored);
+            for j in 0..stored {
+                label = label.checked_add(labels[j]).ok_or_else(|| fail(format!("key {i}: label id overflows")))?;
+                postings.push(Posting { subject: subjects[j], label, weight: weights[j], length: lengths[j] });
+            }
+            keys.push(KeyPostings { key, total, postings });
+        }
+        if !cursor.is_empty() {
+            return Err(fail("trailing bytes after the last key".into()));
+        }
+        Ok(Self { keys })
+    }
+
+    /// The key equal to `key`, if the block holds it.
+    pub fn find(&self, key: &[u8]) -> Option<&KeyPostings> {
+        self.keys.binary_search_by(|k| k.key.as_slice().cmp(key)).ok().map(|i| &self.keys[i])
+    }
+
+    /// The keys starting with `prefix`, in order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> impl Iterator<Item = &'a KeyPostings> + 'a {
+        let start = self.keys.partition_point(|k| k.key.as_slice() < prefix);
+        self.keys[start..].iter().take_while(move |k| k.key.starts_with(prefix))
+    }
+
+    /// Approximate heap bytes, for the cache budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.keys.iter().map(|k| k.key.capacity() + k.postings.capacity() * std::mem::size_of::<Posting>() + std::mem::size_of::<KeyPostings>()).sum()
+    }
+}
+
+/// Bytes one key adds to a block (front-coded against `previous`). Its
+/// postings must be in (label, subject) order (FORMAT.md §12.3).
+#[cfg(feature = "write")]
+pub fn encode_key(out: &mut Vec<u8>, previous: &[u8], key: &KeyPostings) {
+    let shared = shared_prefix(previous, &key.key);
+    varint::put(out, shared as u64);
+    varint::put(out, (key.key.len() - shared) as u64);
+    out.extend_from_slice(&key.key[shared..]);
+    let stored = key.postings.len() as u64;
+    varint::put(out, stored << 1 | u64::from(!key.is_complete()));
+    if !key.is_complete() {
+        varint::put(out, key.total);
+    }
+    let mut previous_label = 0;
+    for posting in &key.postings {
+        varint::put(out, posting.label - previous_label);
+        previous_label = posting.label;
+    }
+    for column in [|p: &Posting| p.subject, |p: &Posting| p.weight, |p: &Posting| p.length] {
+        for posting in &key.postings {
+            varint::put(out, column(posting));
+        }
+    }
+}
+
+#[cfg(feature = "write")]
+fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(key: &[u8], total: u64, postings: &[(TermId, TermId, u64, u64)]) -> KeyPostings {
+        KeyPostings { key: key.to_vec(), total, postings: postings.iter().map(|&(subject, label, weight, length)| Posting { subject, label, weight, length }).collect() }
+    }
+
+    #[test]
+    fn block_round_trip_and_lookups() {
+        let block = PostingBlock {
+            keys: vec![
+                key(b"lin", 3, &[(7, 40, 9, 7), (3, 41, 2, 12)]),
+                key(b"lin\0", 2, &[(7, 40, 9, 7), (3, 41, 2, 12)]),
+                key(b"lincoln", 2, &[(7, 40, 9, 7), (3, 41, 2, 12)]),
+                key(b"lindsay", 1, &[(5, 44, 0, 7)]),
+            ],
+        };
+        let decoded = PostingBlock::decode(&block.encode(), "SEARCH block 0", 0).unwrap();
+        assert_eq!(decoded, block);
+        assert!(!decoded.keys[0].is_complete());
+        assert_eq!(decoded.keys[1].prefix(), Some(&b"lin"[..]));
+        assert_eq!(decoded.find(b"lindsay").unwrap().postings[0].subject, 5);
+        assert!(decoded.find(b"lind").is_none());
+        let found: Vec<&[u8]> = decoded.with_prefix(b"linc").map(|k| k.key.as_slice()).collect();
+        assert_eq!(found, [&b"lincoln"[..]]);
+    }
+
+    #[test]
+    fn block_rejects_keys_out_of_order() {
+        let mut raw = PostingBlock { keys: vec![key(b"b", 0, &[]), key(b"c", 0, &[])] }.encode();
+        // The second key's suffix "c" becomes "a": below the first.
+        let position = raw.iter().rposition(|&b| b == b'c').unwrap();
+        raw[position] = b'a';
+        let error = PostingBlock::decode(&raw, "SEARCH block 3", 99).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt SEARCH block 3 at byte 99: key 1 is empty or out of order");
+    }
+
+    #[test]
+    fn root_round_trip_and_block_choice() {
+        let blocks = [(b"a".to_vec(), 10), (b"lin".to_vec(), 20), (b"lincoln".to_vec(), 30), (b"m".to_vec(), 5)];
+        let mut offset = 0;
+        let root = SearchRoot {
+            entry_count: 4,
+            word_count: 9,
+            posting_count: 12,
+            prefix_list_length: 100,
+            predicates: vec![3, 8],
+            languages: vec![LanguageRange { tag: String::new(), labels: 50..=60 }, LanguageRange { tag: "en".into(), labels: 61..=70 }, LanguageRange { tag: "en-gb".into(), labels: 71..=71 }],
+            blocks: blocks
+                .iter()
+                .map(|(head, length)| {
+                    let entry = SearchBlockEntry { range: ByteRange { offset, length: *length }, key_count: 2, head: head.clone() };
+                    offset += length;
+                    entry
+                })
+                .collect(),
+        };
+        let section = ByteRange { offset: 0, length: 65 };
+        let decoded = SearchRoot::decode(&root.encode(), section, 0).unwrap();
+        assert_eq!(decoded, root);
+        assert_eq!(decoded.blocks_for_prefix(b"lin"), 1..3);
+        assert_eq!(decoded.blocks_for_prefix(b"linc"), 1..3);
+        assert_eq!(decoded.blocks_for_prefix(b"lincoln"), 2..3);
+        assert_eq!(decoded.blocks_for_prefix(b"b"), 0..1);
+        assert_eq!(decoded.blocks_for_prefix(b"0"), 0..0);
+        assert_eq!(decoded.blocks_for_prefix(b"z"), 3..4);
+        assert_eq!(decoded.block_for_key(b"0"), None);
+        assert_eq!(decoded.language_ranges("EN"), [61..=70, 71..=71]);
+        assert_eq!(decoded.language_ranges(""), [50..=60]);
+        assert!(decoded.language_ranges("e").is_empty());
+        let short = ByteRange { offset: 0, length: 64 };
+        assert_eq!(SearchRoot::decode(&root.encode(), short, 7).unwrap_err().to_string(), "corrupt SEARCH at byte 7: block 3 runs past the SEARCH BLOCKS section");
+    }
+}
