@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use rete_core::results::ResultFormat;
 use rete_publisher::cmd::UsageError;
 use rete_publisher::cmd::publish::PublishOptions;
-use rete_publisher::ingest::metadata::Metadata;
+use rete_publisher::ingest::metadata::{DefaultGraph, Metadata};
 use rete_publisher::r2::{Choice, TargetOptions, Tuning, Verify};
 use std::path::PathBuf;
 
@@ -420,6 +420,14 @@ pub struct CardArgs {
     /// The IRI under which the dataset's resources live, recorded in the card.
     #[arg(long, value_name = "IRI", value_parser = parse_iri)]
     pub base_iri: Option<String>,
+    /// What a query without FROM sees as its default graph: `union` (every graph's
+    /// triples, the named graphs' included) or `empty` (only the triples outside any
+    /// named graph, the default).
+    ///
+    /// Recorded in the file; an explicit FROM or default-graph-uri still wins. Also a
+    /// card.toml key: default_graph = "union". Example: --default-graph union
+    #[arg(long, value_enum, value_name = "union|empty")]
+    pub default_graph: Option<DefaultGraph>,
     /// Leave the community levels out of the summary (faster build, smaller file).
     ///
     /// The schema level (classes, subclasses, class-to-class links) is always built.
@@ -452,6 +460,7 @@ impl CardArgs {
             base_iri: self.base_iri.clone(),
             label_predicates: (!self.label_predicates.is_empty()).then(|| self.label_predicates.clone()),
             search: self.no_search.then_some(false),
+            default_graph: self.default_graph,
         }
     }
 }

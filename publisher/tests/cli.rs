@@ -114,3 +114,15 @@ fn inspect_json_has_counts_and_sections() {
     assert_eq!(json["card"]["classes"][0]["instances"], 2);
     assert_eq!(json["card"]["predicates"][0]["quads"], 2);
 }
+
+#[test]
+fn triple_terms_are_refused_with_what_and_where() {
+    // RDF 1.2 triple terms need format 2.0's term kind: refused, never half-written.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.nt"), "<http://a/s> <http://a/p> <http://a/o> .\n<http://a/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <http://a/s> <http://a/p> <http://a/o> )>> .\n").unwrap();
+    let output = rete(&["build", "a.nt", "-o", "a.rete"], dir.path());
+    let message = stderr(&output);
+    assert!(!output.status.success(), "{message}");
+    assert!(message.contains("a.nt: statement 2 holds an RDF 1.2 triple term"), "{message}");
+    assert!(!dir.path().join("a.rete").exists());
+}

@@ -185,3 +185,34 @@ fn unknown_function_warns_once_and_answers() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("rete: warning: unknown function <http://example.org/f>: every call is an expression error"), "{stderr}");
 }
+
+/// `rete build --default-graph union` (or `default_graph = "union"` in card.toml):
+/// a query without FROM sees every graph; FROM and `--default-graph IRI` still win.
+#[test]
+fn default_graph_union_from_the_flag_or_card_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("graphs.trig");
+    std::fs::write(&input, TRIG).unwrap();
+    let build = |output: &str, args: &[&str]| {
+        let output = dir.path().join(output);
+        let built = Command::new(env!("CARGO_BIN_EXE_rete")).arg("build").arg(&input).arg("-o").arg(&output).arg("--quiet").args(args).output().unwrap();
+        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+        output
+    };
+    const ALL: &str = "SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s";
+    let subjects = |file: &Path, args: &[&str]| stdout(&rete(file, &[&[ALL, "--format", "tsv"], args].concat()));
+    let empty = build("empty.rete", &[]);
+    assert_eq!(subjects(&empty, &[]), "?s\n");
+    let union = build("union.rete", &["--default-graph", "union"]);
+    assert_eq!(subjects(&union, &[]), "?s\n<http://example.org/alice>\n<http://example.org/bob>\n");
+    assert_eq!(subjects(&union, &["--default-graph", "http://example.org/g2"]), "?s\n<http://example.org/bob>\n");
+    let from = stdout(&rete(&union, &["SELECT ?s FROM <http://example.org/g1> WHERE { ?s ?p ?o }", "--format", "tsv"]));
+    assert_eq!(from, "?s\n<http://example.org/alice>\n");
+    std::fs::write(dir.path().join("card.toml"), "default_graph = \"union\"\n").unwrap();
+    assert_eq!(subjects(&build("card.rete", &[]), &[]), subjects(&union, &[]));
+    assert_eq!(subjects(&build("flag-wins.rete", &["--default-graph", "empty"]), &[]), "?s\n");
+    std::fs::write(dir.path().join("card.toml"), "default_graph = \"all\"\n").unwrap();
+    let bad = Command::new(env!("CARGO_BIN_EXE_rete")).arg("build").arg(&input).arg("-o").arg(dir.path().join("bad.rete")).output().unwrap();
+    let message = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && message.contains("card.toml line 1") && message.contains("union"), "{message}");
+}

@@ -85,6 +85,24 @@ describe("SELECT and ASK formats", () => {
     expect(rows).toEqual([["http://qudt.org/vocab/prefix/", "305"], ["http://qudt.org/vocab/unit/", "22360"]]);
   });
 
+  test("qudt is built with default_graph = \"union\": a query without FROM sees every graph", async () => {
+    const count = encodeURIComponent("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }");
+    expect((await (await w.fetch(`/qudt/sparql?query=${count}`)).json()).results.bindings[0].n.value).toBe("55541");
+    const from = encodeURIComponent("SELECT (COUNT(*) AS ?n) FROM <http://qudt.org/vocab/unit/> WHERE { ?s ?p ?o }");
+    expect((await (await w.fetch(`/qudt/sparql?query=${from}`)).json()).results.bindings[0].n.value).toBe("22360");
+    const description = await (await w.fetch("/qudt/sparql")).text();
+    expect(description).toContain("sd:UnionDefaultGraph");
+    expect(await (await w.fetch("/schema-org/sparql")).text()).not.toContain("UnionDefaultGraph");
+  });
+
+  test("an unknown function is an expression error, said once in x-rete-warning", async () => {
+    const r = await get("SELECT ?label WHERE { <http://schema.org/Person> <http://www.w3.org/2000/01/rdf-schema#label> ?label FILTER(<http://example.org/f>(?label)) }");
+    expect(r.status).toBe(200);
+    expect((await r.json()).results.bindings).toEqual([]);
+    expect(r.headers.get("x-rete-warning")).toContain("<http://example.org/f>");
+    expect((await get(SELECT)).headers.get("x-rete-warning")).toBeNull();
+  });
+
   test("unknown parameters are ignored", async () => {
     const r = await get(SELECT, undefined, "&timeout=5&debug=on&output=whatever");
     expect(r.status).toBe(200);

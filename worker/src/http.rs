@@ -15,7 +15,7 @@ use worker::{Headers, Method, Response, ResponseBuilder, Url};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Headers a browser script may read from a cross-origin response.
-const EXPOSED_HEADERS: &str = "ETag, Link, Location, Content-Location, x-rete-reads, x-rete-bytes, x-rete-cache-hits, x-rete-subrequests, x-rete-rounds, x-rete-memory, x-rete-limit";
+const EXPOSED_HEADERS: &str = "ETag, Link, Location, Content-Location, x-rete-reads, x-rete-bytes, x-rete-cache-hits, x-rete-subrequests, x-rete-rounds, x-rete-memory, x-rete-limit, x-rete-warning";
 
 /// One request's context.
 pub struct Ctx {

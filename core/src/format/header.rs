@@ -20,6 +20,10 @@ pub const CONTENT_HASH_RANGE: std::ops::Range<usize> = 0x10..0x20;
 /// Byte range of the header checksum inside the header.
 pub const HEADER_CHECKSUM_RANGE: std::ops::Range<usize> = 0x44..0x48;
 
+/// `flags` bit 0 (FORMAT.md §2): a query without `FROM` sees the union of
+/// every graph, the default graph included, as its default graph.
+pub const FLAG_UNION_DEFAULT_GRAPH: u64 = 1 << 0;
+
 /// Section kinds (FORMAT.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SectionKind {
@@ -140,6 +144,9 @@ pub struct Header {
     pub term_count: u64,
     /// Distinct named graphs.
     pub graph_count: u64,
+    /// Choices that change answers, not reading (FORMAT.md §2); bits this
+    /// build does not know are kept and ignored.
+    pub flags: u64,
     /// Known sections, in file order.
     pub sections: Vec<Section>,
 }
@@ -154,6 +161,11 @@ impl Header {
     pub fn required(&self, kind: SectionKind) -> Result<&Section, FormatError> {
         self.section(kind)
             .ok_or_else(|| FormatError::corrupt("section table", 0x60, format!("no {} section", kind.name())))
+    }
+
+    /// Whether a query without `FROM` sees every graph as its default graph.
+    pub fn union_default_graph(&self) -> bool {
+        self.flags & FLAG_UNION_DEFAULT_GRAPH != 0
     }
 
     /// The content hash as 32 lowercase hex digits (the ETag at the edge).
@@ -177,6 +189,7 @@ impl Header {
         out[0x30..0x38].copy_from_slice(&self.term_count.to_le_bytes());
         out[0x38..0x40].copy_from_slice(&self.graph_count.to_le_bytes());
         out[0x40..0x44].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        out[0x50..0x58].copy_from_slice(&self.flags.to_le_bytes());
         for section in &self.sections {
             let mut entry = [0u8; SECTION_ENTRY_BYTES];
             entry[0..2].copy_from_slice(&section.kind.code().to_le_bytes());
@@ -254,6 +267,7 @@ impl Header {
             quad_count: u64_at(0x28),
             term_count: u64_at(0x30),
             graph_count: u64_at(0x38),
+            flags: u64_at(0x50),
             sections,
         })
     }

@@ -4,7 +4,7 @@
 
 use crate::FormatError;
 use oxrdf::vocab::{rdf, xsd};
-use oxrdf::{BlankNode, Literal, NamedNode, Term, TermRef};
+use oxrdf::{BaseDirection, BlankNode, Literal, NamedNode, Term, TermRef};
 
 /// A term's 1-based rank in the dictionary; 0 in the graph column means the default graph.
 pub type TermId = u64;
@@ -31,6 +31,12 @@ pub fn encode_term_into(term: TermRef<'_>, out: &mut Vec<u8>) {
             if let Some(language) = literal.language() {
                 out.push(LANGUAGE_LITERAL);
                 out.extend_from_slice(language.as_bytes());
+                // RDF 1.2 base direction, as N-Triples 1.2 writes it: BCP 47 tags never hold "--".
+                match literal.direction() {
+                    Some(BaseDirection::Ltr) => out.extend_from_slice(b"--ltr"),
+                    Some(BaseDirection::Rtl) => out.extend_from_slice(b"--rtl"),
+                    None => {}
+                }
                 out.push(0);
             } else if literal.datatype() == xsd::STRING {
                 out.push(SIMPLE_LITERAL);
@@ -64,7 +70,12 @@ pub fn decode_term(bytes: &[u8]) -> Result<Term, FormatError> {
         SIMPLE_LITERAL => Literal::new_simple_literal(text).into(),
         LANGUAGE_LITERAL => {
             let (language, value) = text.split_once('\0').ok_or_else(|| bad("language tag without separator"))?;
-            Literal::new_language_tagged_literal_unchecked(value, language).into()
+            match language.split_once("--") {
+                Some((language, "ltr")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Ltr).into(),
+                Some((language, "rtl")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Rtl).into(),
+                Some(_) => return Err(bad("unknown base direction")),
+                None => Literal::new_language_tagged_literal_unchecked(value, language).into(),
+            }
         }
         TYPED_LITERAL => {
             let (datatype, value) = text.split_once('\0').ok_or_else(|| bad("datatype without separator"))?;
@@ -97,6 +108,8 @@ mod tests {
             BlankNode::new_unchecked("b0").into(),
             Literal::new_simple_literal("a\0b\n\"").into(),
             Literal::new_language_tagged_literal_unchecked("chat", "fr").into(),
+            Literal::new_directional_language_tagged_literal_unchecked("chat", "fr", BaseDirection::Ltr).into(),
+            Literal::new_directional_language_tagged_literal_unchecked("قط", "ar", BaseDirection::Rtl).into(),
             Literal::new_typed_literal("01", xsd::INTEGER).into(),
             Literal::new_typed_literal("", NamedNode::new_unchecked("http://x/dt")).into(),
         ];
@@ -109,6 +122,10 @@ mod tests {
     fn spec_example() {
         let chat = Literal::new_language_tagged_literal_unchecked("chat", "fr");
         assert_eq!(encode_term(&chat), [4, b'f', b'r', 0, b'c', b'h', b'a', b't']);
+        // RDF 1.2 base direction: the tag as N-Triples 1.2 spells it (FORMAT.md §5.1).
+        let chat = Literal::new_directional_language_tagged_literal_unchecked("chat", "fr", BaseDirection::Ltr);
+        assert_eq!(encode_term(&chat), b"\x04fr--ltr\0chat");
+        assert!(decode_term(b"\x04fr--up\0chat").is_err());
     }
 
     #[test]

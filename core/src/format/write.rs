@@ -72,6 +72,7 @@ pub fn layout(
         quad_count: counts.quads,
         term_count: counts.terms,
         graph_count: counts.graphs,
+        flags: 0,
         sections,
     }
 }

@@ -54,6 +54,8 @@ pub(crate) struct StoreDataset<'a, S> {
     reshaped: RefCell<FxHashMap<Term, TermId>>,
     /// Bytes of quad blocks asked for speculatively in this run.
     speculated_bytes: Cell<u64>,
+    /// The default graph is the union of every graph (FORMAT.md §2, `flags`).
+    union_default_graph: bool,
     /// Terms decoded and values looked up in this run (`memo.rs`).
     memos: TermMemos,
     /// The dictionary block decoded last, and where (`Store::term_in`).
@@ -102,7 +104,14 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default() }
+        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false }
+    }
+
+    /// Makes the default graph the union of every graph: its triples are
+    /// read from the indexes across graphs, each triple once.
+    pub(crate) fn with_union_default_graph(mut self, union: bool) -> Self {
+        self.union_default_graph = union;
+        self
     }
 
     fn fail(&self, error: ReadError) -> Stopped {
@@ -113,6 +122,11 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     fn lookup(&self, term: Term) -> Result<InternalTerm, Stopped> {
         if !self.meter.step() {
             return Err(Stopped);
+        }
+        // Format 1.x holds no RDF 1.2 triple terms (`rete build` refuses them): a
+        // query's triple term matches nothing, as any term absent from the data.
+        if matches!(term, Term::Triple(_)) {
+            return Ok(InternalTerm::Computed(Rc::new(term)));
         }
         let encoded = encode_term(term.as_ref());
         match self.store.encoded_term_id(&encoded) {
@@ -173,6 +187,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         // matches nothing in this run but says which blocks the next needs.
         let graph = match graph_name {
             None => Some(GraphFilter::AnyNamed),
+            Some(None) if self.union_default_graph => Some(GraphFilter::Any),
             Some(None) => Some(GraphFilter::Default),
             Some(Some(InternalTerm::Stored(id))) => Some(GraphFilter::Named(*id)),
             Some(Some(InternalTerm::Computed(_) | InternalTerm::Pending(..))) => None,
@@ -190,7 +205,8 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             }
             _ => None,
         };
-        Scan { quads, meter: Arc::clone(&self.meter) }
+        let merged = self.union_default_graph && graph_name == Some(None);
+        Scan { quads, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
     }
 
     fn internal_named_graphs(&self) -> impl Iterator<Item = Result<InternalTerm, Stopped>> + use<'a, S> {
@@ -296,6 +312,11 @@ fn term_bytes(term: TermRef<'_>) -> u64 {
 struct Scan<'a, S> {
     quads: Option<QuadIter<'a, S>>,
     meter: Arc<Meter>,
+    /// Reading the union default graph: every quad goes to the default
+    /// graph, and a triple held in several graphs counts once. Keys end with
+    /// the graph (FORMAT.md §6), so copies of a triple come one after
+    /// another; this holds the last triple handed out.
+    merge_graphs: Option<Option<[TermId; 3]>>,
 }
 
 impl<S: RangeSource> Iterator for Scan<'_, S> {
@@ -306,7 +327,18 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
             self.quads = None;
             return None;
         }
-        let item = match self.quads.as_mut()?.next()? {
+        let mut next = self.quads.as_mut()?.next()?;
+        if let Some(last) = &mut self.merge_graphs {
+            while let Ok([s, p, o, g]) = &mut next {
+                if *last != Some([*s, *p, *o]) {
+                    *last = Some([*s, *p, *o]);
+                    *g = 0;
+                    break;
+                }
+                next = self.quads.as_mut()?.next()?;
+            }
+        }
+        let item = match next {
             Ok([s, p, o, g]) if self.meter.scan() => {
                 Ok(InternalQuad { subject: InternalTerm::Stored(s), predicate: InternalTerm::Stored(p), object: InternalTerm::Stored(o), graph_name: (g != 0).then_some(InternalTerm::Stored(g)) })
             }

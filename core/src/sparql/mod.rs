@@ -102,7 +102,11 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
         dataset.set_default_graph(options.default_graphs.iter().cloned().map(GraphName::from).collect());
         dataset.set_available_named_graphs(options.named_graphs.iter().cloned().map(NamedOrBlankNode::from).collect());
     }
-    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter))) {
+    // A file built with `--default-graph union` (FORMAT.md §2): a query that
+    // names no graphs of its own (no FROM, FROM NAMED or protocol graphs)
+    // sees every graph as its default graph.
+    let union = store.header().union_default_graph() && prepared.dataset().is_default_dataset();
+    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union)) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
         Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {

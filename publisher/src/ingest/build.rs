@@ -7,7 +7,7 @@
 
 use super::dictionary::{IdMapping, TermRuns, final_id};
 use super::input::Input;
-use super::metadata::{Metadata, built_at};
+use super::metadata::{DefaultGraph, Metadata, built_at};
 use super::parse::{BlankNodes, ParseStats, parse_input};
 use super::readback::{Lookup, TempDictionary, TempQuads};
 use super::sort::{ExternalSorter, read_record, write_record};
@@ -17,6 +17,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rete_core::format::block;
+use rete_core::format::header::FLAG_UNION_DEFAULT_GRAPH;
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
@@ -206,6 +207,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         vocabulary: &vocabulary,
     };
     let metadata = options.metadata.clone().or(card_toml.unwrap_or_default()).or(Metadata::from_data(&mut lookup)?);
+    let flags = if metadata.default_graph == Some(DefaultGraph::Union) { FLAG_UNION_DEFAULT_GRAPH } else { 0 };
     let input_paths: Vec<&Path> = options.inputs.iter().filter(|i| !i.is_stdin()).map(|i| i.path.as_path()).collect();
     let mut predicates = Vec::with_capacity(predicate_counts.top.len());
     for &(count, id) in &predicate_counts.top {
@@ -262,7 +264,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     };
 
     // 6. Assemble: header, INDEX, CARD, DICTIONARY, six permutations; hash; rename.
-    let header = layout(
+    let mut header = layout(
         Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
         plain_summary(&index_sealed),
         plain_summary(&card_sealed),
@@ -273,6 +275,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         members_summary,
         search.sections.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
     );
+    header.flags = flags;
     let mut header_bytes = header.encode();
     let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&output_dir).with_context(|| format!("cannot write in {}", output_dir.display()))?;
     let mut hasher = ContentHasher::default();

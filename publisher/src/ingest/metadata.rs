@@ -30,6 +30,20 @@ pub struct Metadata {
     pub label_predicates: Option<Vec<String>>,
     /// `false` leaves the search index out (`--no-search`, key `search`).
     pub search: Option<bool>,
+    /// What a query without `FROM` sees as its default graph (recorded in the
+    /// header's `flags`, FORMAT.md §2, not in the card).
+    pub default_graph: Option<DefaultGraph>,
+}
+
+/// `rete build --default-graph`: the default graph of queries that name no graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DefaultGraph {
+    /// The union of every graph, the default graph and each named graph
+    /// (Fuseki's `unionDefaultGraph`, Oxigraph's `--union-default-graph`).
+    Union,
+    /// The quads outside any named graph only, as SPARQL's dataset has it (the default).
+    Empty,
 }
 
 /// The file name looked for beside the first input.
@@ -54,6 +68,7 @@ impl Metadata {
                 (mine, theirs) => mine.or(theirs),
             },
             search: self.search.or(fallback.search),
+            default_graph: self.default_graph.or(fallback.default_graph),
         }
     }
 
@@ -68,7 +83,7 @@ impl Metadata {
         toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
-            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, label_predicates, search)", path.display(), e.message())
+            anyhow::anyhow!("{}{at}: {} (known keys: title, description, license, source, publisher, base_iri, label_predicates, search, default_graph)", path.display(), e.message())
         })
     }
 
@@ -94,6 +109,7 @@ impl Metadata {
             base_iri: None,
             label_predicates: None,
             search: None,
+            default_graph: None,
         })
     }
 }

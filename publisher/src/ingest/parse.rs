@@ -10,7 +10,7 @@
 
 use super::input::Input;
 use anyhow::{Context, Result, bail};
-use oxrdf::{GraphName, Quad};
+use oxrdf::{GraphName, Quad, Term};
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser, RdfSyntaxError, ReaderQuadParser};
 use rayon::prelude::*;
 use rete_core::format::term::encode_term_into;
@@ -161,11 +161,17 @@ enum Stop {
     Io(std::io::Error),
     /// A term over the format's limit.
     TooLong { bytes: usize },
+    /// An RDF 1.2 triple term, which format 1.x cannot hold (FORMAT.md, Appendix B).
+    TripleTerm,
 }
 
 impl Chunk {
     /// Encodes a parsed quad; false when a term is over the limit (then `stop` is set).
     fn push(&mut self, quad: &Quad, scratch: &mut Vec<u8>) -> bool {
+        if matches!(quad.object, Term::Triple(_)) {
+            self.stop = Some(Stop::TripleTerm);
+            return false;
+        }
         let graph = match &quad.graph_name {
             GraphName::DefaultGraph => None,
             GraphName::NamedNode(node) => Some(node.as_ref().into()),
@@ -399,6 +405,11 @@ impl Consumer<'_> {
                 None => {}
                 Some(Stop::Syntax(error)) => return Err(locate(self.input, &error, self.line_base, self.byte_base).into()),
                 Some(Stop::Io(error)) => return Err(error).with_context(|| format!("cannot read {}", self.input.display_name())),
+                Some(Stop::TripleTerm) => bail!(
+                    "{}: statement {} holds an RDF 1.2 triple term (<<( s p o )>>, or a reifier << s p o >> or annotation {{| |}}, which stand for one); this build writes format 1.x, which has no term kind for them (they come with format 2.0)",
+                    self.input.display_name(),
+                    self.stats.quads + 1
+                ),
                 Some(Stop::TooLong { bytes }) => {
                     bail!("{}: a term of {bytes} bytes after statement {} is longer than the 16 MiB limit", self.input.display_name(), self.stats.quads)
                 }

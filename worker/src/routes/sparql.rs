@@ -16,7 +16,7 @@ use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
 use rete_core::search::sparql::TEXT_QUERY;
-use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query};
+use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{Header, RangeSource, SectionKind, Store};
 use std::sync::Arc;
 use worker::{Method, Request};
@@ -181,7 +181,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
             Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
         }
         let total_bytes = out.total_bytes();
-        Ok(match out.into_captured() {
+        let reply = match out.into_captured() {
             Some(bytes) => Reply::ok(format, bytes),
             None if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
             None => {
@@ -205,9 +205,16 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                 });
                 Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
             }
-        })
+        };
+        // What runs, but not quite as written (calls to unknown functions): once per query.
+        Ok(warnings(&query).into_iter().fold(reply, |reply, warning| reply.header("x-rete-warning", header_text(&warning))))
     })
     .await
+}
+
+/// A header value: printable ASCII, anything else as `?`.
+fn header_text(text: &str) -> String {
+    text.chars().map(|c| if c == ' ' || c.is_ascii_graphic() { c } else { '?' }).collect()
 }
 
 const SD: &str = "http://www.w3.org/ns/sparql-service-description#";
@@ -256,6 +263,10 @@ fn service_description_bytes(ctx: &Ctx, name: &str, format: Format, card: &Card,
     add(service.clone(), rdf::TYPE.into(), sd("Service").into());
     add(service.clone(), sd("endpoint"), endpoint.clone().into());
     add(service.clone(), sd("supportedLanguage"), sd("SPARQL11Query").into());
+    // Built with `--default-graph union` (FORMAT.md §2 flags): a query without FROM sees every graph.
+    if header.union_default_graph() {
+        add(service.clone(), sd("feature"), sd("UnionDefaultGraph").into());
+    }
     for format in ["SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV", "Turtle", "N-Triples", "JSON-LD", "RDF_XML"] {
         add(service.clone(), sd("resultFormat"), NamedNode::new_unchecked(format!("{FORMATS}{format}")).into());
     }
@@ -283,7 +294,10 @@ fn service_description_bytes(ctx: &Ctx, name: &str, format: Format, card: &Card,
     add(dataset_node.clone(), sd("defaultGraph"), default_graph.clone().into());
     add(default_graph.clone(), rdf::TYPE.into(), sd("Graph").into());
     let named_quads: u64 = graphs.iter().map(|(_, quads)| quads).sum();
-    add(default_graph, void("triples"), count(header.quad_count.saturating_sub(named_quads)));
+    // The union default graph's size is its distinct triples, which the file does not count.
+    if !header.union_default_graph() {
+        add(default_graph, void("triples"), count(header.quad_count.saturating_sub(named_quads)));
+    }
     let sd_dataset = dataset_node.clone();
     let default_graph = dataset_node;
     for predicate in &card.predicates {

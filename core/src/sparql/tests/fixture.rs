@@ -20,6 +20,12 @@ pub fn from_trig(trig: &str) -> Vec<u8> {
     build(&quads, 5)
 }
 
+/// The same with `block_quads` quads per permutation block and these header `flags`.
+pub fn from_trig_with_flags(trig: &str, block_quads: usize, flags: u64) -> Vec<u8> {
+    let quads = RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG");
+    build_flagged(&quads, block_quads, 48, flags)
+}
+
 fn graph_term(graph: &GraphName) -> Option<Term> {
     match graph {
         GraphName::NamedNode(node) => Some(node.clone().into()),
@@ -37,6 +43,10 @@ pub fn build(quads: &[Quad], block_quads: usize) -> Vec<u8> {
 /// Encodes `quads` with at most `block_quads` quads per permutation block
 /// and dictionary blocks of about `dictionary_block_bytes` front-coded bytes.
 pub fn build_with(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usize) -> Vec<u8> {
+    build_flagged(quads, block_quads, dictionary_block_bytes, 0)
+}
+
+fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usize, flags: u64) -> Vec<u8> {
     let mut terms = BTreeSet::new();
     for quad in quads {
         terms.insert(encode_term(&Term::from(quad.subject.clone())));
@@ -95,8 +105,9 @@ pub fn build_with(quads: &[Quad], block_quads: usize, dictionary_block_bytes: us
     let card_sealed = block::compress(&serde_json::to_vec(&card).expect("json")).expect("zstd");
     let plain = |bytes: &[u8]| SectionSummary { length: bytes.len() as u64, item_count: 0, checksum: xxh3_64(bytes) };
     let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.len() as u64, checksum: xxh3_64(&dictionary) };
-    let header =
+    let mut header =
         layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), [None, None], None, dictionary_summary, permutation_summaries, None, None);
+    header.flags = flags;
     let mut file = header.encode();
     file.extend_from_slice(&index_sealed);
     file.extend_from_slice(&card_sealed);

@@ -6,6 +6,7 @@
 pub(crate) mod fixture;
 mod rounds;
 mod scoping;
+mod union;
 
 use super::*;
 use crate::results::{ResultFormat, write_answer};
