@@ -192,6 +192,11 @@ struct Parts {
     card: Vec<u8>,
     summary: Option<Vec<u8>>,
     members: Option<Vec<u8>>,
+    /// Optional sections kept as they are (not mutated): the search root,
+    /// the class and property axioms, the search blocks (FORMAT.md §12, §13).
+    search_root: Option<Vec<u8>>,
+    axioms: [Option<Vec<u8>>; 2],
+    search_blocks: Option<Vec<u8>>,
 }
 
 impl Parts {
@@ -209,6 +214,9 @@ impl Parts {
             card: section(SectionKind::Card).unwrap_or_default(),
             summary: section(SectionKind::Summary),
             members: section(SectionKind::Members),
+            search_root: section(SectionKind::Search),
+            axioms: [section(SectionKind::ClassAxioms), section(SectionKind::PropertyAxioms)],
+            search_blocks: section(SectionKind::SearchBlocks),
             header,
             index,
             index_raw: None,
@@ -306,6 +314,11 @@ impl Parts {
         self.index_frame = None;
     }
 
+    /// The item count the base file's header gives a section kept as it is.
+    fn kept_items(&self, kind: SectionKind) -> usize {
+        self.header.section(kind).map_or(0, |s| s.item_count as usize)
+    }
+
     /// Writes the file: sections in the reference writer's order (FORMAT.md
     /// §1), every checksum and the content hash computed.
     fn assemble(&self) -> Vec<u8> {
@@ -334,21 +347,24 @@ impl Parts {
             counts,
             summarize(&index, 0),
             summarize(card, 0),
-            [None, None], // no CLASS/PROPERTY AXIOMS sections: Parts does not take them apart yet
+            self.axioms.each_ref().map(|a| a.as_deref().map(|a| summarize(a, 0))),
             summary.map(|s| summarize(s, 0)),
             summarize(&dictionary_bytes, dictionary_blocks),
             permutation_summaries,
             self.members.as_deref().map(|m| summarize(m, 0)),
+            self.search_root.as_deref().zip(self.search_blocks.as_deref()).map(|(root, blocks)| [summarize(root, 0), summarize(blocks, self.kept_items(SectionKind::SearchBlocks))]),
         );
         let mut file = header.encode();
         let header_length = file.len();
-        for part in [Some(&index), Some(card), summary, Some(&dictionary_bytes)] {
+        let [class_axioms, property_axioms] = &self.axioms;
+        for part in [Some(&index), Some(card), self.search_root.as_ref(), class_axioms.as_ref(), property_axioms.as_ref(), summary, Some(&dictionary_bytes)] {
             file.extend_from_slice(part.map_or(&[][..], Vec::as_slice));
         }
         for bytes in &permutation_bytes {
             file.extend_from_slice(bytes);
         }
         file.extend_from_slice(self.members.as_deref().unwrap_or_default());
+        file.extend_from_slice(self.search_blocks.as_deref().unwrap_or_default());
         let mut hasher = ContentHasher::default();
         hasher.update(&file);
         stamp_content_hash(&mut file[..header_length], hasher.finish());

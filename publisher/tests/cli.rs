@@ -108,7 +108,7 @@ fn inspect_json_has_counts_and_sections() {
     assert_eq!(json["quads"], 3);
     // INDEX, CARD, SEARCH, CLASS and PROPERTY AXIOMS (empty: they say there are none), SUMMARY,
     // DICTIONARY, six permutations and SEARCH BLOCKS (no MEMBERS: no entity links).
-    assert_eq!(json["sections"].as_array().unwrap().len(), 12);
+    assert_eq!(json["sections"].as_array().unwrap().len(), 14);
     assert_eq!(json["summary"]["schema"]["classes"][0]["iri"], "http://e/C");
     assert_eq!(json["card"]["classes"][0]["iri"], "http://e/C");
     assert_eq!(json["card"]["classes"][0]["instances"], 2);

@@ -748,7 +748,7 @@ mod tests {
         let summary = |blocks: usize| SectionSummary { length: blocks as u64, item_count: blocks as u64, checksum: 0 };
         let permutations = std::array::from_fn(|p| summary(index.permutations[p].len()));
         let index_summary = SectionSummary { length: sealed.len() as u64, item_count: 0, checksum: xxh3_64(&sealed) };
-        let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), None, summary(0), permutations, None);
+        let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), [None, None], None, summary(0), permutations, None, None);
         (header, sealed)
     }
 

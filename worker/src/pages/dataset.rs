@@ -211,7 +211,7 @@ mod tests {
     use serde_json::json;
 
     fn entry() -> VersionEntry {
-        VersionEntry { name: "ds".into(), version: "0".repeat(32), key: "k".into(), bytes: 2_000, quads: 3, published_at: "2026-11-21T00:00:00Z".into(), title: None, license: None }
+        VersionEntry { name: "ds".into(), version: "0".repeat(32), key: "k".into(), bytes: 2_000, quads: 3, published_at: "2026-11-21T00:00:00Z".into(), title: None, license: None, head: None }
     }
 
     #[test]

@@ -77,6 +77,7 @@ mod tests {
             published_at: "2026-11-21T12:00:00.000Z".into(),
             title: title.map(str::to_owned),
             license: license.map(str::to_owned),
+            head: None,
         }
     }
 
