@@ -233,18 +233,18 @@ describe("versions", () => {
   test("a damaged block is a 500 naming it, not a wrong answer", async () => {
     const file = resolve(FILES, "schema-org.rete");
     const sections = JSON.parse(execFileSync(RETE, ["inspect", file, "--json"], { encoding: "utf8" })).sections;
-    const spo = sections.find((s: { kind: string }) => s.kind === "PERMUTATION SPO");
+    const osp = sections.find((s: { kind: string }) => s.kind === "PERMUTATION OSP");
     const bytes = new Uint8Array(readFileSync(file));
-    bytes[spo.offset + (spo.length >> 1)] ^= 0xff;
+    bytes[osp.offset + (osp.length >> 1)] ^= 0xff;
     const damaged = resolve(FILES, "schema-org-damaged.rete");
     writeFileSync(damaged, bytes);
     await v.publish("damaged", damaged);
-    // A scan of every triple reads every SPO block.
+    // A scan of every triple reads every OSP block (the order a pattern with nothing bound is read in).
     const r = await v.fetch(`/damaged/sparql?query=${encodeURIComponent("SELECT * WHERE { ?s ?p ?o }")}`);
     const body = await r.json();
     expect(r.status, JSON.stringify(body)).toBe(500);
     expect(body.error).toBe("corrupt-file");
-    expect(body.message).toMatch(/corrupt SPO block \d+ at byte \d+/);
+    expect(body.message).toMatch(/corrupt OSP block \d+ at byte \d+/);
   });
 
   test("a pointer naming a key outside its dataset is refused", async () => {

@@ -58,11 +58,12 @@ afterEach(async () => {
   w = undefined;
 });
 
-/** A Worker over the faulty R2 with both datasets published, and `rules` as its plan. */
+/** A Worker over the faulty R2 with both datasets published, and `rules` as its plan. The
+ * pointers carry no `head`, so the file's first read, too, goes through the faulty R2. */
 async function faulty(rules: Rule[], vars: Record<string, string> = {}): Promise<Worker> {
   w = await startWorker(vars, { faults: true });
-  await w.publish("data", FILE);
-  await w.publish("other", OTHER);
+  await w.publish("data", FILE, { head: false });
+  await w.publish("other", OTHER, { head: false });
   await plan(w, rules);
   return w;
 }

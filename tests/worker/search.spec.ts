@@ -137,7 +137,7 @@ describe("GET /{ds}/search", () => {
   });
 
   test.each([
-    ["MAX_R2_REQUESTS", "2", "r2-requests"],
+    ["MAX_SUBREQUESTS", "2", "subrequests"],
     ["MAX_READ_BYTES", "2000", "read-bytes"],
     // Rounds of blocks after the open: postings, then names; one is not enough.
     ["MAX_ROUNDS", "1", "rounds"],
