@@ -9,12 +9,21 @@ pub enum FormatError {
     #[error("not a .rete file (bad magic number)")]
     BadMagic,
     /// The major version is one this build cannot read.
-    #[error("file is rete format {found}; this build reads format {supported}")]
+    #[error("file is rete format {found}; this build reads formats 1 to {supported}")]
     UnsupportedVersion {
         /// Major version in the file.
         found: u16,
-        /// Major version this build reads.
+        /// Highest major version this build reads.
         supported: u16,
+    },
+    /// The file needs features this build does not know (FORMAT.md §2,
+    /// `required_features`): a newer rete wrote it.
+    #[error("file needs {} this build does not know (it knows: {known}); read it with a newer rete", unknown_features(*bits))]
+    UnsupportedFeatures {
+        /// The unknown bits of `required_features`.
+        bits: u64,
+        /// The names of the features this build knows.
+        known: String,
     },
     /// A structure is inconsistent, truncated or fails its checksum.
     #[error("corrupt {section} at byte {offset}: {reason}")]
@@ -26,6 +35,12 @@ pub enum FormatError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// "feature bit 3", "feature bits 3, 5".
+fn unknown_features(bits: u64) -> String {
+    let numbers: Vec<String> = (0..64).filter(|bit| bits & (1 << bit) != 0).map(|bit: u32| bit.to_string()).collect();
+    format!("required feature bit{} {}", if numbers.len() == 1 { "" } else { "s" }, numbers.join(", "))
 }
 
 impl FormatError {

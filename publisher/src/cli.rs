@@ -39,7 +39,10 @@ pub enum Command {
     /// Inputs are parsed as a stream (never held whole); the dictionary and the
     /// six quad orders are sorted on disk when they outgrow --mem. The output is
     /// written beside OUT and renamed into place only when complete, so a failed
-    /// build leaves no partial file.
+    /// build leaves no partial file. RDF 1.2 input is read too: triple terms
+    /// <<( s p o )>>, reifiers << s p o >>, annotations {| |}, VERSION and
+    /// directional language tags ("x"@en--ltr); a file holding triple terms is
+    /// written as format 2.0, which rete before 2.0 refuses by its version.
     ///
     /// Example: rete build people.nt.gz places.ttl -o dataset.rete
     #[command(after_help = EXIT_CODES)]
@@ -95,11 +98,12 @@ pub enum Command {
         /// The .rete file.
         file: PathBuf,
     },
-    /// Run a SPARQL 1.1 query over a .rete file and write the answer to stdout.
+    /// Run a SPARQL 1.1 or 1.2 query over a .rete file and write the answer to stdout.
     ///
     /// Every query form works: SELECT and ASK answer in SPARQL JSON (default),
     /// XML, CSV or TSV; CONSTRUCT and DESCRIBE in N-Triples (default), Turtle,
-    /// N-Quads, TriG, JSON-LD or RDF/XML. Solutions are written as they are
+    /// N-Quads, TriG, JSON-LD or RDF/XML (JSON-LD refuses an answer holding an
+    /// RDF 1.2 triple term, which it cannot write). Solutions are written as they are
     /// found. Literals keep their lexical form ("01"^^xsd:integer stays 01).
     /// A malformed query is reported with its line and column and a caret
     /// under the error.

@@ -290,9 +290,17 @@ fn wrong_magic_and_future_version_are_named() {
     bad_magic[0] = b'X';
     assert!(matches!(Store::open(bad_magic, 1024).err(), Some(ReadError::Format(FormatError::BadMagic))));
     let mut future = original.clone();
-    future[8] = 2;
+    future[8] = 3;
     let error = Store::open(future, 1024).err().unwrap();
-    assert_eq!(error.to_string(), "file is rete format 2; this build reads format 1");
+    assert_eq!(error.to_string(), "file is rete format 3; this build reads formats 1 to 2");
+    // A required feature this build does not know (FORMAT.md §2) is refused by name before anything is read.
+    let mut unknown_feature = original.clone();
+    unknown_feature[0x48] = 1 << 5;
+    let header_length = u32::from_le_bytes(unknown_feature[0x0C..0x10].try_into().unwrap()) as usize;
+    let checksum = rete_core::format::header::header_checksum(&unknown_feature[..header_length]);
+    unknown_feature[0x44..0x48].copy_from_slice(&checksum.to_le_bytes());
+    let error = Store::open(unknown_feature, 1024).err().unwrap();
+    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms); read it with a newer rete");
 }
 
 /// `lines` N-Triples statements, about 80 bytes each; statement `i` is bad when `bad(i)`.

@@ -116,13 +116,52 @@ fn inspect_json_has_counts_and_sections() {
 }
 
 #[test]
-fn triple_terms_are_refused_with_what_and_where() {
-    // RDF 1.2 triple terms need format 2.0's term kind: refused, never half-written.
+fn triple_terms_build_into_format_2_and_query() {
+    // RDF 1.2 Turtle: a reifier, an annotation, a nested triple term, VERSION (FORMAT.md §5.1).
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.nt"), "<http://a/s> <http://a/p> <http://a/o> .\n<http://a/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <http://a/s> <http://a/p> <http://a/o> )>> .\n").unwrap();
+    let turtle = r#"VERSION "1.2"
+PREFIX : <http://a/>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+:s :p :o {| :source :web |} .
+:r rdf:reifies <<( _:b :q <<( :s :p "x\u0000y"@en--ltr )>> )>> .
+"#;
+    std::fs::write(dir.path().join("a.ttl"), turtle).unwrap();
+    let output = rete(&["build", "a.ttl", "-o", "a.rete"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let inspect = rete(&["inspect", "--json", "a.rete"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap();
+    assert_eq!(json["format_version"], "2.0");
+    let query = "PREFIX : <http://a/> SELECT ?s ?o WHERE { ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ?s :p ?o )>> }";
+    let output = rete(&["query", "a.rete", query, "--format", "json"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["results"]["bindings"][0]["o"]["value"], "http://a/o", "{json}");
+    let construct = "CONSTRUCT { ?r ?p ?t } WHERE { ?r ?p ?t FILTER(isTRIPLE(?t) && isTRIPLE(OBJECT(?t))) }";
+    let output = rete(&["query", "a.rete", construct, "--format", "nt"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let nt = String::from_utf8(output.stdout).unwrap();
+    assert!(nt.contains(r#"<http://a/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( _:"#), "{nt}");
+    assert!(nt.contains(r#"<http://a/q> <<( <http://a/s> <http://a/p> "x\u0000y"@en--ltr )>> )>> ."#), "{nt}");
+
+    // A file without triple terms stays 1.2, which every 1.x reader reads.
+    std::fs::write(dir.path().join("b.nt"), "<http://a/s> <http://a/p> <http://a/o> .\n").unwrap();
+    assert!(rete(&["build", "b.nt", "-o", "b.rete"], dir.path()).status.success());
+    let inspect = rete(&["inspect", "--json", "b.rete"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap();
+    assert_eq!(json["format_version"], "1.2");
+}
+
+#[test]
+fn triple_terms_nested_too_deep_are_refused_with_what_and_where() {
+    let mut term = "<http://a/o>".to_string();
+    for _ in 0..33 {
+        term = format!("<<( <http://a/s> <http://a/p> {term} )>>");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.nt"), format!("<http://a/s> <http://a/p> <http://a/o> .\n<http://a/r> <http://a/q> {term} .\n")).unwrap();
     let output = rete(&["build", "a.nt", "-o", "a.rete"], dir.path());
     let message = stderr(&output);
     assert!(!output.status.success(), "{message}");
-    assert!(message.contains("a.nt: statement 2 holds an RDF 1.2 triple term"), "{message}");
+    assert!(message.contains("a.nt: statement 2 holds triple terms nested 33 deep"), "{message}");
     assert!(!dir.path().join("a.rete").exists());
 }

@@ -16,6 +16,14 @@ function resourceLink(dataset: string, iri: string): HTMLAnchorElement {
 
 /** A table cell's content for a term. */
 export function termNode(dataset: string, term: Term): Node {
+  if (term.type === "triple") {
+    // An RDF 1.2 triple term: its parts shown (and linked) like any term.
+    const span = document.createElement("span");
+    span.className = "triple";
+    const { subject, predicate, object } = term.value;
+    span.append("<<( ", termNode(dataset, subject), " ", termNode(dataset, predicate), " ", termNode(dataset, object), " )>>");
+    return span;
+  }
   if (term.type === "uri") return resourceLink(dataset, term.value);
   if (term.type === "bnode") {
     const code = document.createElement("code");
@@ -30,7 +38,7 @@ export function termNode(dataset: string, term: Term): Node {
   const tag = document.createElement("span");
   tag.className = "dt";
   if (term["xml:lang"]) {
-    tag.textContent = ` @${term["xml:lang"]}`;
+    tag.textContent = ` @${term["xml:lang"]}${term["its:dir"] ? `--${term["its:dir"]}` : ""}`;
     span.append(tag);
   } else if (term.datatype && term.datatype !== XSD_STRING) {
     tag.append(" ^^", resourceLink(dataset, term.datatype));
@@ -42,11 +50,19 @@ export function termNode(dataset: string, term: Term): Node {
 /** The value a column sorts by: numbers as numbers, the rest as text. */
 function sortKey(term: Term | undefined): number | string {
   if (!term) return "";
+  if (term.type === "triple") return termText(term);
   if (term.type === "literal" && term.datatype && NUMERIC.test(term.datatype)) {
     const n = Number(term.value);
     if (!Number.isNaN(n)) return n;
   }
   return term.value;
+}
+
+/** A term as plain text; a triple term as `<<( s p o )>>` of its parts' text. */
+function termText(term: Term): string {
+  if (term.type !== "triple") return term.value;
+  const { subject, predicate, object } = term.value;
+  return `<<( ${termText(subject)} ${termText(predicate)} ${termText(object)} )>>`;
 }
 
 function compare(a: number | string, b: number | string): number {
@@ -100,8 +116,11 @@ export function resultsTable(dataset: string, columns: string[], rows: (Term | u
   return scroll;
 }
 
-// N-Triples (the answer of CONSTRUCT and DESCRIBE): one triple a line, terms as below.
-const TERM = /\s*(?:<([^>]*)>|_:([^\s.]+(?:\.[^\s.]+)*)|"((?:[^"\\]|\\.)*)"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^<([^>]*)>)?)/y;
+// N-Triples 1.2 (the answer of CONSTRUCT and DESCRIBE): one triple a line, terms as below, and
+// triple terms `<<( s p o )>>` of such terms (nested in object position).
+const TERM = /\s*(?:<([^>]*)>|_:([^\s.()]+(?:\.[^\s.()]+)*)|"((?:[^"\\]|\\.)*)"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*?)(?:--(ltr|rtl))?(?=[\s.)])|\^\^<([^>]*)>)?)/y;
+const OPEN = /\s*<<\(/y;
+const CLOSE = /\s*\)>>/y;
 
 function unescape(text: string): string {
   return text.replace(/\\(?:U([0-9A-Fa-f]{8})|u([0-9A-Fa-f]{4})|(.))/g, (_, long, short, char) => {
@@ -110,19 +129,38 @@ function unescape(text: string): string {
   });
 }
 
+/** The term at `at.index` of `line`, moving past it; `undefined` when there is none. */
+function readTerm(line: string, at: { index: number }, depth = 0): Term | undefined {
+  OPEN.lastIndex = at.index;
+  if (OPEN.test(line)) {
+    if (depth >= 32) return undefined;
+    at.index = OPEN.lastIndex;
+    const [subject, predicate, object] = [0, 1, 2].map(() => readTerm(line, at, depth + 1));
+    CLOSE.lastIndex = at.index;
+    if (!subject || !predicate || !object || !CLOSE.test(line)) return undefined;
+    at.index = CLOSE.lastIndex;
+    return { type: "triple", value: { subject, predicate, object } };
+  }
+  TERM.lastIndex = at.index;
+  const m = TERM.exec(line);
+  if (!m) return undefined;
+  at.index = TERM.lastIndex;
+  if (m[1] !== undefined) return { type: "uri", value: unescape(m[1]) };
+  if (m[2] !== undefined) return { type: "bnode", value: m[2] };
+  return { type: "literal", value: unescape(m[3]), "xml:lang": m[4], "its:dir": m[5], datatype: m[6] ? unescape(m[6]) : undefined };
+}
+
 /** Parses N-Triples into rows of [subject, predicate, object]; throws naming the line it cannot read. */
 export function parseNTriples(text: string): Term[][] {
   const triples: Term[][] = [];
   text.split("\n").forEach((line, index) => {
     if (/^\s*(#.*)?$/.test(line)) return;
-    TERM.lastIndex = 0;
+    const at = { index: 0 };
     const terms: Term[] = [];
     for (let k = 0; k < 3; k++) {
-      const m = TERM.exec(line);
-      if (!m) throw new Error(`line ${index + 1} of the N-Triples answer is not a triple: ${line}`);
-      if (m[1] !== undefined) terms.push({ type: "uri", value: unescape(m[1]) });
-      else if (m[2] !== undefined) terms.push({ type: "bnode", value: m[2] });
-      else terms.push({ type: "literal", value: unescape(m[3]), "xml:lang": m[4], datatype: m[5] ? unescape(m[5]) : undefined });
+      const term = readTerm(line, at);
+      if (!term) throw new Error(`line ${index + 1} of the N-Triples answer is not a triple: ${line}`);
+      terms.push(term);
     }
     triples.push(terms);
   });

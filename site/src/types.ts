@@ -50,13 +50,11 @@ export interface SummaryLevel {
 /** `GET /{ds}/summary/members?level=N&node=I[&page=P]`: a page of a community's members. */
 export interface Members { size: number; page: number; pages: number; members: string[]; next?: string | null }
 
-/** One RDF term of SPARQL JSON results (and of parsed N-Triples). */
-export interface Term {
-  type: "uri" | "literal" | "bnode" | "triple";
-  value: string;
-  "xml:lang"?: string;
-  datatype?: string;
-}
+/** One RDF term of SPARQL JSON results (and of parsed N-Triples); an RDF 1.2 triple term
+ * (SPARQL 1.2 JSON results) has its three parts as its value. */
+export type Term =
+  | { type: "uri" | "literal" | "bnode"; value: string; "xml:lang"?: string; "its:dir"?: string; datatype?: string }
+  | { type: "triple"; value: { subject: Term; predicate: Term; object: Term } };
 
 /** SPARQL 1.1 Query Results JSON. */
 export interface SparqlJson {

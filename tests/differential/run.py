@@ -10,7 +10,10 @@ For each dataset examples/<name>/ (its RDF files, as in scripts/check-examples.p
   on some panics) or a hang fails that one check, and the process is started again;
 * checks the data itself: `rete dump` against the reference store's quads (check `<name>/dump`);
 * runs every query of examples/<name>/queries/*.rq (named `<name>/examples/<file>`) and of
-  tests/differential/queries/<name>/*.rq (named `<name>/<file>`) through both engines:
+  tests/differential/queries/<name>/*.rq (named `<name>/<file>`) through both engines
+  (and the same for the datasets of tests/differential/datasets/<name>/, which are not
+  examples: data that the examples lack, such as RDF 1.2 triple terms; their queries are
+  tests/differential/datasets/<name>/queries/*.rq, named `<name>/<file>`):
   `rete query FILE --file Q.rq --format json` for SELECT and ASK, `--format nt` for CONSTRUCT
   and DESCRIBE, and compares the answers.
 
@@ -71,11 +74,13 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 RETE = ROOT / "target" / "release" / "rete"
 OUT = ROOT / "build" / "differential"
 QUERIES = Path(__file__).resolve().parent / "queries"
+DATASETS = Path(__file__).resolve().parent / "datasets"
 RDF_SUFFIXES = {".nt", ".nq", ".ttl", ".trig", ".rdf", ".owl"}
 QUERY_TIMEOUT = 300  # seconds, per rete process
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+RDF_DIR_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString"
 XSD_STRING = XSD + "string"
 INTEGER_TYPES = {
     XSD + t
@@ -102,7 +107,10 @@ def from_ox(term):
     if isinstance(term, ox.BlankNode):
         return ("B", term.value)
     if isinstance(term, ox.Literal):
-        return ("L", term.value, term.datatype.value, term.language)
+        # RDF 1.2 base direction, as N-Triples 1.2 writes it after the tag ("x"@en--ltr).
+        direction = getattr(term, "direction", None)
+        language = f"{term.language}--{direction.value}" if term.language and direction else term.language
+        return ("L", term.value, term.datatype.value, language)
     if isinstance(term, ox.Triple):
         return ("T", from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))
     raise TypeError(f"unexpected term {term!r}")
@@ -118,6 +126,8 @@ def from_json(binding: dict):
     if kind in ("literal", "typed-literal"):
         lang = binding.get("xml:lang")
         if lang is not None:
+            if binding.get("its:dir"):
+                return ("L", binding["value"], RDF_DIR_LANG_STRING, f"{lang}--{binding['its:dir']}")
             return ("L", binding["value"], RDF_LANG_STRING, lang)
         return ("L", binding["value"], binding.get("datatype", XSD_STRING), None)
     if kind == "triple":
@@ -720,6 +730,8 @@ def build_rete(name: str, files: list[Path]) -> Path:
 
 
 def query_files(name: str, folder: Path) -> list[tuple[str, Path]]:
+    if folder.parent == DATASETS:
+        return [(f"{name}/{p.name}", p) for p in sorted((folder / "queries").glob("*.rq"))]
     found = [(f"{name}/examples/{p.name}", p) for p in sorted((folder / "queries").glob("*.rq"))]
     found += [(f"{name}/{p.name}", p) for p in sorted((QUERIES / name).glob("*.rq"))]
     return found
@@ -928,7 +940,9 @@ def main(argv: list[str]) -> int:
             print(f"    {line}", flush=True)
 
     datasets = []
-    for folder in sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir()):
+    folders = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir())
+    folders += sorted(p for p in DATASETS.iterdir() if p.is_dir())
+    for folder in folders:
         files = data_files(folder)
         if files:
             checks = [f"{folder.name}/dump"] + [n for n, _ in query_files(folder.name, folder)]

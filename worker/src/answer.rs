@@ -29,6 +29,8 @@ pub enum WriteFailure {
     Query(QueryError),
     /// A serializer failed.
     Io(io::Error),
+    /// The format cannot write an RDF 1.2 triple term of the answer (JSON-LD).
+    TripleTerm(Format),
     /// The client went away.
     Closed,
 }
@@ -227,7 +229,11 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                 let rdf = rf.rdf_format().ok_or_else(|| mismatch(format))?;
                 let mut serializer = RdfSerializer::from_format(rdf).for_writer(out.buf.clone());
                 for triple in triples {
-                    serializer.serialize_triple(&triple?)?;
+                    let triple = triple?;
+                    if !rf.holds_triple_terms() && triple.object.is_triple() {
+                        return Err(WriteFailure::TripleTerm(format));
+                    }
+                    serializer.serialize_triple(&triple)?;
                     out.item_done().await?;
                 }
                 serializer.finish()?;

@@ -50,6 +50,14 @@ impl Format {
         }
     }
 
+    /// Whether the format can write RDF 1.2 triple terms (all but JSON-LD).
+    pub fn holds_triple_terms(self) -> bool {
+        match self {
+            Self::Rdf(format) => format.holds_triple_terms(),
+            Self::Html | Self::Json => true,
+        }
+    }
+
     /// The short name used by `format=` and in ETags.
     pub fn name(self) -> &'static str {
         match self {

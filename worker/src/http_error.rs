@@ -20,6 +20,9 @@ pub enum HttpError {
     ReadOnly,
     /// 406: no format the client accepts; lists those on offer.
     NotAcceptable { offered: Vec<String> },
+    /// 406: the answer holds RDF 1.2 triple terms, which the negotiated
+    /// format (JSON-LD) cannot write.
+    TripleTermsNotAcceptable { format: &'static str, offered: Vec<String> },
     /// 413: the query text is longer than allowed.
     TooLarge { max_bytes: u64 },
     /// 415: a POST body of a type the protocol does not define.
@@ -50,7 +53,7 @@ impl HttpError {
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) | Self::Syntax(_) => 400,
             Self::ReadOnly => 403,
-            Self::NotAcceptable { .. } => 406,
+            Self::NotAcceptable { .. } | Self::TripleTermsNotAcceptable { .. } => 406,
             Self::TooLarge { .. } => 413,
             Self::UnsupportedMediaType(_) => 415,
             Self::Budget { .. } => 422,
@@ -69,7 +72,7 @@ impl HttpError {
             Self::BadRequest(_) => "bad-request",
             Self::Syntax(_) => "syntax",
             Self::ReadOnly => "read-only",
-            Self::NotAcceptable { .. } => "not-acceptable",
+            Self::NotAcceptable { .. } | Self::TripleTermsNotAcceptable { .. } => "not-acceptable",
             Self::TooLarge { .. } => "query-too-large",
             Self::UnsupportedMediaType(_) => "unsupported-media-type",
             Self::Budget { .. } => "budget",
@@ -91,6 +94,7 @@ impl HttpError {
             Self::ReadOnly => "this endpoint is read-only: SPARQL Update is not supported (send a query instead)".into(),
             Self::Syntax(error) => error.to_string(),
             Self::NotAcceptable { offered } => format!("none of the types in Accept can be served here; available: {}", offered.join(", ")),
+            Self::TripleTermsNotAcceptable { format, offered } => format!("{format} cannot hold RDF 1.2 triple terms, which this answer has; available: {}", offered.join(", ")),
             Self::TooLarge { max_bytes } => format!("the query is longer than {max_bytes} bytes"),
             Self::UnsupportedMediaType(m) => m.clone(),
             Self::Budget { message, .. } => message.clone(),
@@ -118,7 +122,7 @@ impl HttpError {
                 body["limit"] = json!(limit);
                 body["max"] = json!(max);
             }
-            Self::NotAcceptable { offered } => body["available"] = json!(offered),
+            Self::NotAcceptable { offered } | Self::TripleTermsNotAcceptable { offered, .. } => body["available"] = json!(offered),
             Self::MethodNotAllowed { allowed } => body["allowed"] = json!(allowed),
             _ => {}
         }
@@ -132,6 +136,16 @@ impl HttpError {
             Self::Budget { limit, .. } => vec![("x-rete-limit", (*limit).to_owned())],
             Self::Changed(_) | Self::Busy(_) => vec![("retry-after", "1".to_owned())],
             _ => Vec::new(),
+        }
+    }
+
+    /// 406 for an answer holding triple terms that `format` cannot write,
+    /// naming the formats of `offers` that can.
+    pub fn triple_terms(format: crate::conneg::Format, offers: &[crate::conneg::Format]) -> Self {
+        let media_type = |f: &crate::conneg::Format| f.media_types().first().map(|m| (*m).to_owned());
+        Self::TripleTermsNotAcceptable {
+            format: format.media_types().first().copied().unwrap_or("this format"),
+            offered: offers.iter().filter(|f| f.holds_triple_terms()).filter_map(media_type).collect(),
         }
     }
 

@@ -7,10 +7,14 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// FORMAT.md §2: "RETE\r\n\x1a\n".
 pub const MAGIC: [u8; 8] = *b"RETE\r\n\x1a\n";
-/// The major version this build reads and writes.
+/// The major version this build writes for a file without required features
+/// (FORMAT.md §2: every 1.x reader reads it).
 pub const MAJOR_VERSION: u16 = 1;
-/// The minor version this build writes.
+/// The minor version written with [`MAJOR_VERSION`].
 pub const MINOR_VERSION: u16 = 2;
+/// The major version of a file with `required_features` (FORMAT.md §2);
+/// this build reads 1 and 2.
+pub const MAJOR_VERSION_WITH_FEATURES: u16 = 2;
 /// Size of the fixed header.
 pub const FIXED_HEADER_BYTES: usize = 0x60;
 /// Size of one section table entry.
@@ -23,6 +27,12 @@ pub const HEADER_CHECKSUM_RANGE: std::ops::Range<usize> = 0x44..0x48;
 /// `flags` bit 0 (FORMAT.md §2): a query without `FROM` sees the union of
 /// every graph, the default graph included, as its default graph.
 pub const FLAG_UNION_DEFAULT_GRAPH: u64 = 1 << 0;
+
+/// `required_features` bit 0 (FORMAT.md §2): the dictionary holds RDF 1.2
+/// triple terms (term kind 0x06).
+pub const FEATURE_TRIPLE_TERMS: u64 = 1 << 0;
+/// The required features this build reads, with their names.
+const KNOWN_FEATURES: [(u64, &str); 1] = [(FEATURE_TRIPLE_TERMS, "triple-terms")];
 
 /// Section kinds (FORMAT.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,6 +157,9 @@ pub struct Header {
     /// Choices that change answers, not reading (FORMAT.md §2); bits this
     /// build does not know are kept and ignored.
     pub flags: u64,
+    /// What a reader must know to read the file (FORMAT.md §2); decoding
+    /// refuses bits this build does not know.
+    pub required_features: u64,
     /// Known sections, in file order.
     pub sections: Vec<Section>,
 }
@@ -161,6 +174,20 @@ impl Header {
     pub fn required(&self, kind: SectionKind) -> Result<&Section, FormatError> {
         self.section(kind)
             .ok_or_else(|| FormatError::corrupt("section table", 0x60, format!("no {} section", kind.name())))
+    }
+
+    /// Marks the file as needing `features` (FORMAT.md §2): a file with any
+    /// required feature is format 2.0, one without stays 1.2 for 1.x readers.
+    pub fn require(&mut self, features: u64) {
+        self.required_features |= features;
+        if self.required_features != 0 {
+            (self.major_version, self.minor_version) = (MAJOR_VERSION_WITH_FEATURES, 0);
+        }
+    }
+
+    /// Whether the dictionary may hold RDF 1.2 triple terms.
+    pub fn has_triple_terms(&self) -> bool {
+        self.required_features & FEATURE_TRIPLE_TERMS != 0
     }
 
     /// Whether a query without `FROM` sees every graph as its default graph.
@@ -189,6 +216,7 @@ impl Header {
         out[0x30..0x38].copy_from_slice(&self.term_count.to_le_bytes());
         out[0x38..0x40].copy_from_slice(&self.graph_count.to_le_bytes());
         out[0x40..0x44].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        out[0x48..0x50].copy_from_slice(&self.required_features.to_le_bytes());
         out[0x50..0x58].copy_from_slice(&self.flags.to_le_bytes());
         for section in &self.sections {
             let mut entry = [0u8; SECTION_ENTRY_BYTES];
@@ -219,8 +247,8 @@ impl Header {
         let u32_at = |at: usize| u32::from_le_bytes(array(&prefix[at..at + 4]));
         let u64_at = |at: usize| u64::from_le_bytes(array(&prefix[at..at + 8]));
         let major_version = u16_at(0x08);
-        if major_version != MAJOR_VERSION {
-            return Err(FormatError::UnsupportedVersion { found: major_version, supported: MAJOR_VERSION });
+        if !(MAJOR_VERSION..=MAJOR_VERSION_WITH_FEATURES).contains(&major_version) {
+            return Err(FormatError::UnsupportedVersion { found: major_version, supported: MAJOR_VERSION_WITH_FEATURES });
         }
         let header_length = u32_at(0x0C);
         let section_count = u32_at(0x40) as usize;
@@ -234,6 +262,11 @@ impl Header {
         let header_bytes = &prefix[..expected_length];
         if header_checksum(header_bytes) != u32_at(0x44) {
             return Err(corrupt(0x44, "header checksum mismatch".into()));
+        }
+        let required_features = u64_at(0x48);
+        let unknown = KNOWN_FEATURES.iter().fold(required_features, |bits, (bit, _)| bits & !bit);
+        if unknown != 0 {
+            return Err(FormatError::UnsupportedFeatures { bits: unknown, known: KNOWN_FEATURES.iter().map(|(_, name)| *name).collect::<Vec<_>>().join(", ") });
         }
         let file_length = u64_at(0x20);
         if let Some(known) = known_length
@@ -268,6 +301,7 @@ impl Header {
             term_count: u64_at(0x30),
             graph_count: u64_at(0x38),
             flags: u64_at(0x50),
+            required_features,
             sections,
         })
     }

@@ -4,7 +4,7 @@
 
 use crate::FormatError;
 use oxrdf::vocab::{rdf, xsd};
-use oxrdf::{BaseDirection, BlankNode, Literal, NamedNode, Term, TermRef};
+use oxrdf::{BaseDirection, BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, TermRef, Triple};
 
 /// A term's 1-based rank in the dictionary; 0 in the graph column means the default graph.
 pub type TermId = u64;
@@ -14,10 +14,30 @@ const BLANK_NODE: u8 = 0x02;
 const SIMPLE_LITERAL: u8 = 0x03;
 const LANGUAGE_LITERAL: u8 = 0x04;
 const TYPED_LITERAL: u8 = 0x05;
+/// FORMAT.md §5.1: an RDF 1.2 triple term, `06 s 00 p 00 o` (format 2.0).
+pub const TRIPLE_TERM: u8 = 0x06;
+/// FORMAT.md §5.1: triple terms nest at most this deep.
+pub const MAX_TRIPLE_TERM_DEPTH: usize = 32;
 
 /// Appends the encoded form of `term` to `out` (cleared first).
 pub fn encode_term_into(term: TermRef<'_>, out: &mut Vec<u8>) {
     out.clear();
+    append_term(term, out);
+}
+
+/// How deep triple terms nest in `term`: 0 for a term that is not a triple
+/// term, 1 for one whose object is not one either (FORMAT.md §5.1).
+pub fn triple_term_depth(term: TermRef<'_>) -> usize {
+    let mut depth = 0;
+    let mut term = term;
+    while let TermRef::Triple(triple) = term {
+        depth += 1;
+        term = triple.object.as_ref();
+    }
+    depth
+}
+
+fn append_term(term: TermRef<'_>, out: &mut Vec<u8>) {
     match term {
         TermRef::NamedNode(node) => {
             out.push(IRI);
@@ -47,8 +67,14 @@ pub fn encode_term_into(term: TermRef<'_>, out: &mut Vec<u8>) {
             }
             out.extend_from_slice(literal.value().as_bytes());
         }
-        #[allow(unreachable_patterns)]
-        _ => out.push(0),
+        TermRef::Triple(triple) => {
+            out.push(TRIPLE_TERM);
+            append_term(triple.subject.as_ref().into(), out);
+            out.push(0);
+            append_term(triple.predicate.as_ref().into(), out);
+            out.push(0);
+            append_term(triple.object.as_ref(), out);
+        }
     }
 }
 
@@ -61,30 +87,57 @@ pub fn encode_term<'a>(term: impl Into<TermRef<'a>>) -> Vec<u8> {
 
 /// Decodes an encoded term read from the file.
 pub fn decode_term(bytes: &[u8]) -> Result<Term, FormatError> {
-    let bad = |reason: &str| FormatError::corrupt("term", 0, format!("{reason} in {:?}", preview(bytes)));
-    let (&kind, rest) = bytes.split_first().ok_or_else(|| bad("empty term"))?;
-    let text = std::str::from_utf8(rest).map_err(|_| bad("invalid UTF-8"))?;
+    decode_nested(bytes, 0).map_err(|reason| FormatError::corrupt("term", 0, format!("{reason} in {:?}", preview(bytes))))
+}
+
+/// The encoded subject, predicate and object of an encoded triple term
+/// (FORMAT.md §5.1), without checking them; `None` when `bytes` is not one.
+pub fn split_triple_term(bytes: &[u8]) -> Option<[&[u8]; 3]> {
+    let rest = bytes.strip_prefix(&[TRIPLE_TERM])?;
+    let (subject, rest) = rest.split_at(rest.iter().position(|&b| b == 0)?);
+    let rest = rest.get(1..)?;
+    let (predicate, rest) = rest.split_at(rest.iter().position(|&b| b == 0)?);
+    Some([subject, predicate, rest.get(1..)?])
+}
+
+/// Decodes a term found `depth` triple terms deep.
+fn decode_nested(bytes: &[u8], depth: usize) -> Result<Term, &'static str> {
+    let (&kind, rest) = bytes.split_first().ok_or("empty term")?;
+    if kind == TRIPLE_TERM {
+        if depth >= MAX_TRIPLE_TERM_DEPTH {
+            return Err("triple terms nested more than 32 deep");
+        }
+        let [subject, predicate, object] = split_triple_term(bytes).ok_or("triple term without its three parts")?;
+        let subject = match decode_nested(subject, depth + 1)? {
+            Term::NamedNode(node) => NamedOrBlankNode::from(node),
+            Term::BlankNode(node) => node.into(),
+            _ => return Err("triple term whose subject is not an IRI or blank node"),
+        };
+        let Term::NamedNode(predicate) = decode_nested(predicate, depth + 1)? else { return Err("triple term whose predicate is not an IRI") };
+        return Ok(Triple::new(subject, predicate, decode_nested(object, depth + 1)?).into());
+    }
+    let text = std::str::from_utf8(rest).map_err(|_| "invalid UTF-8")?;
     Ok(match kind {
         IRI => NamedNode::new_unchecked(text).into(),
         BLANK_NODE => BlankNode::new_unchecked(text).into(),
         SIMPLE_LITERAL => Literal::new_simple_literal(text).into(),
         LANGUAGE_LITERAL => {
-            let (language, value) = text.split_once('\0').ok_or_else(|| bad("language tag without separator"))?;
+            let (language, value) = text.split_once('\0').ok_or("language tag without separator")?;
             match language.split_once("--") {
                 Some((language, "ltr")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Ltr).into(),
                 Some((language, "rtl")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Rtl).into(),
-                Some(_) => return Err(bad("unknown base direction")),
+                Some(_) => return Err("unknown base direction"),
                 None => Literal::new_language_tagged_literal_unchecked(value, language).into(),
             }
         }
         TYPED_LITERAL => {
-            let (datatype, value) = text.split_once('\0').ok_or_else(|| bad("datatype without separator"))?;
+            let (datatype, value) = text.split_once('\0').ok_or("datatype without separator")?;
             if datatype == rdf::LANG_STRING.as_str() {
-                return Err(bad("rdf:langString without a language tag"));
+                return Err("rdf:langString without a language tag");
             }
             Literal::new_typed_literal(value, NamedNode::new_unchecked(datatype)).into()
         }
-        _ => return Err(bad("unknown term kind")),
+        _ => return Err("unknown term kind"),
     })
 }
 
@@ -112,6 +165,8 @@ mod tests {
             Literal::new_directional_language_tagged_literal_unchecked("قط", "ar", BaseDirection::Rtl).into(),
             Literal::new_typed_literal("01", xsd::INTEGER).into(),
             Literal::new_typed_literal("", NamedNode::new_unchecked("http://x/dt")).into(),
+            triple("http://a/s", Literal::new_simple_literal("a\0b").into()).into(),
+            Triple::new(BlankNode::new_unchecked("b1"), NamedNode::new_unchecked("http://a/p"), triple("http://a/t", Literal::new_typed_literal("1", xsd::INTEGER).into())).into(),
         ];
         for term in terms {
             assert_eq!(decode_term(&encode_term(&term)).unwrap(), term);
@@ -126,6 +181,39 @@ mod tests {
         let chat = Literal::new_directional_language_tagged_literal_unchecked("chat", "fr", BaseDirection::Ltr);
         assert_eq!(encode_term(&chat), b"\x04fr--ltr\0chat");
         assert!(decode_term(b"\x04fr--up\0chat").is_err());
+    }
+
+    fn triple(subject: &str, object: Term) -> Triple {
+        Triple::new(NamedNode::new_unchecked(subject), NamedNode::new_unchecked("http://a/p"), object)
+    }
+
+    #[test]
+    fn triple_term_spec_example() {
+        let term: Term = Triple::new(NamedNode::new_unchecked("http://a/s"), NamedNode::new_unchecked("http://a/p"), Literal::new_simple_literal("o")).into();
+        assert_eq!(encode_term(&term), b"\x06\x01http://a/s\0\x01http://a/p\0\x03o");
+        assert_eq!(triple_term_depth(term.as_ref()), 1);
+        // Triple terms sort after every other kind, so they hold a file's highest ids.
+        assert!(encode_term(&term) > encode_term(&Literal::new_typed_literal("1", xsd::INTEGER)));
+    }
+
+    #[test]
+    fn triple_terms_nest_at_most_32_deep() {
+        let mut term: Term = NamedNode::new_unchecked("http://a/o").into();
+        for _ in 0..MAX_TRIPLE_TERM_DEPTH {
+            term = triple("http://a/s", term).into();
+        }
+        assert_eq!(triple_term_depth(term.as_ref()), 32);
+        assert_eq!(decode_term(&encode_term(&term)).unwrap(), term);
+        let deeper: Term = triple("http://a/s", term).into();
+        let message = decode_term(&encode_term(&deeper)).unwrap_err().to_string();
+        assert!(message.contains("nested more than 32 deep"), "{message}");
+    }
+
+    #[test]
+    fn rejects_bad_triple_terms() {
+        for bad in [&b"\x06"[..], b"\x06\x01http://a/s\0\x01http://a/p", b"\x06\x03s\0\x01http://a/p\0\x03o", b"\x06\x01http://a/s\0\x02p\0\x03o", b"\x06\x01http://a/s\0\x01http://a/p\0"] {
+            assert!(decode_term(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -73,6 +73,7 @@ pub fn layout(
         term_count: counts.terms,
         graph_count: counts.graphs,
         flags: 0,
+        required_features: 0,
         sections,
     }
 }

@@ -92,6 +92,16 @@ impl ResultFormat {
         }
     }
 
+    /// Whether the format can write RDF 1.2 triple terms: every one but
+    /// JSON-LD 1.1, which has no syntax for them (RDF/XML 1.2 has
+    /// `rdf:parseType="Triple"`, the others `<<( s p o )>>` or SPARQL 1.2's results).
+    pub fn holds_triple_terms(self) -> bool {
+        self != Self::JsonLd
+    }
+
+    /// The graph formats that can write triple terms, for messages.
+    pub const TRIPLE_TERM_GRAPH_FORMATS: &'static str = "nt, ttl, nq, trig or rdf";
+
     /// Whether the format holds RDF graphs (`CONSTRUCT`, `DESCRIBE`) rather
     /// than solutions and booleans.
     pub fn is_graph(self) -> bool {
@@ -159,6 +169,15 @@ pub enum WriteError {
         /// The formats that can.
         suggestion: &'static str,
     },
+    /// The answer holds an RDF 1.2 triple term, which JSON-LD 1.1 has no way
+    /// to write; what was written before is incomplete.
+    #[error("{format} cannot hold RDF 1.2 triple terms, which this answer has; use {suggestion}")]
+    TripleTermsUnsupported {
+        /// The format asked for.
+        format: ResultFormat,
+        /// The formats that can.
+        suggestion: &'static str,
+    },
 }
 
 const SOLUTION_FORMATS: &str = "json, xml, csv or tsv";
@@ -197,7 +216,11 @@ pub fn write_triples<W: Write>(out: W, format: ResultFormat, triples: impl IntoI
     let rdf_format = format.rdf_format().ok_or(WriteError::FormatMismatch { format, answer: "a graph", suggestion: GRAPH_FORMATS })?;
     let mut serializer = RdfSerializer::from_format(rdf_format).for_writer(out);
     for triple in triples {
-        serializer.serialize_triple(&triple?)?;
+        let triple = triple?;
+        if !format.holds_triple_terms() && triple.object.is_triple() {
+            return Err(WriteError::TripleTermsUnsupported { format, suggestion: ResultFormat::TRIPLE_TERM_GRAPH_FORMATS });
+        }
+        serializer.serialize_triple(&triple)?;
     }
     Ok(serializer.finish()?)
 }

@@ -123,11 +123,6 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         if !self.meter.step() {
             return Err(Stopped);
         }
-        // Format 1.x holds no RDF 1.2 triple terms (`rete build` refuses them): a
-        // query's triple term matches nothing, as any term absent from the data.
-        if matches!(term, Term::Triple(_)) {
-            return Ok(InternalTerm::Computed(Rc::new(term)));
-        }
         let encoded = encode_term(term.as_ref());
         match self.store.encoded_term_id(&encoded) {
             Ok(Some(id)) => Ok(InternalTerm::Stored(id)),

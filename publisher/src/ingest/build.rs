@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rete_core::format::block;
-use rete_core::format::header::FLAG_UNION_DEFAULT_GRAPH;
+use rete_core::format::header::{FEATURE_TRIPLE_TERMS, FLAG_UNION_DEFAULT_GRAPH};
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
@@ -160,6 +160,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     progress.phase("renumbering", 0);
     let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
+    // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0.
+    let has_triple_terms = term_stats.first_triple_term_id.is_some();
     let rdf_type_id = term_stats.vocabulary.get(oxrdf::vocab::rdf::TYPE.as_str()).copied();
     let summary_inputs = SummaryInputs::new(dir, &term_stats.vocabulary, first_literal_id)?;
     let vocabulary = std::mem::take(&mut term_stats.vocabulary);
@@ -276,6 +278,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         search.sections.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
     );
     header.flags = flags;
+    if has_triple_terms {
+        header.require(FEATURE_TRIPLE_TERMS);
+    }
     let mut header_bytes = header.encode();
     let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&output_dir).with_context(|| format!("cannot write in {}", output_dir.display()))?;
     let mut hasher = ContentHasher::default();

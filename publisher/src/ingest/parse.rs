@@ -10,10 +10,10 @@
 
 use super::input::Input;
 use anyhow::{Context, Result, bail};
-use oxrdf::{GraphName, Quad, Term};
+use oxrdf::{GraphName, Quad};
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser, RdfSyntaxError, ReaderQuadParser};
 use rayon::prelude::*;
-use rete_core::format::term::encode_term_into;
+use rete_core::format::term::{MAX_TRIPLE_TERM_DEPTH, TRIPLE_TERM, encode_term_into, split_triple_term, triple_term_depth};
 use rustc_hash::FxHashMap;
 use std::fmt;
 use std::io::{BufRead, Read};
@@ -83,6 +83,23 @@ impl BlankNodes {
         self.renamed.push(b'b');
         self.renamed.extend_from_slice(number.to_string().as_bytes());
         &self.renamed
+    }
+
+    /// Appends an encoded term to `out` with its blank nodes renamed, those
+    /// inside a triple term included (FORMAT.md §5.1: its parts are in full).
+    fn rename_into(&mut self, encoded: &[u8], out: &mut Vec<u8>) {
+        match (encoded.first(), split_triple_term(encoded)) {
+            (Some(&BLANK_NODE), _) => out.extend_from_slice(self.rename(encoded)),
+            (Some(&TRIPLE_TERM), Some([subject, predicate, object])) => {
+                out.push(TRIPLE_TERM);
+                self.rename_into(subject, out);
+                out.push(0);
+                out.extend_from_slice(predicate);
+                out.push(0);
+                self.rename_into(object, out);
+            }
+            _ => out.extend_from_slice(encoded),
+        }
     }
 }
 
@@ -161,15 +178,16 @@ enum Stop {
     Io(std::io::Error),
     /// A term over the format's limit.
     TooLong { bytes: usize },
-    /// An RDF 1.2 triple term, which format 1.x cannot hold (FORMAT.md, Appendix B).
-    TripleTerm,
+    /// RDF 1.2 triple terms nested deeper than the format allows (FORMAT.md §5.1).
+    TooDeep { depth: usize },
 }
 
 impl Chunk {
     /// Encodes a parsed quad; false when a term is over the limit (then `stop` is set).
     fn push(&mut self, quad: &Quad, scratch: &mut Vec<u8>) -> bool {
-        if matches!(quad.object, Term::Triple(_)) {
-            self.stop = Some(Stop::TripleTerm);
+        let depth = triple_term_depth(quad.object.as_ref());
+        if depth > MAX_TRIPLE_TERM_DEPTH {
+            self.stop = Some(Stop::TooDeep { depth });
             return false;
         }
         let graph = match &quad.graph_name {
@@ -380,11 +398,12 @@ impl Consumer<'_> {
                     *term = &chunk.terms[offset..offset + length as usize];
                     offset += length as usize;
                 }
-                if terms.iter().any(|t| t.first() == Some(&BLANK_NODE)) {
+                let renames = |term: &&[u8]| matches!(term.first(), Some(&(BLANK_NODE | TRIPLE_TERM)));
+                if terms.iter().any(renames) {
                     let mut renamed: [Vec<u8>; 4] = Default::default();
                     for (term, renamed) in terms.iter().zip(&mut renamed) {
-                        if term.first() == Some(&BLANK_NODE) {
-                            renamed.extend_from_slice(self.blank_nodes.rename(term));
+                        if renames(term) {
+                            self.blank_nodes.rename_into(term, renamed);
                         }
                     }
                     let mut terms = terms;
@@ -405,8 +424,8 @@ impl Consumer<'_> {
                 None => {}
                 Some(Stop::Syntax(error)) => return Err(locate(self.input, &error, self.line_base, self.byte_base).into()),
                 Some(Stop::Io(error)) => return Err(error).with_context(|| format!("cannot read {}", self.input.display_name())),
-                Some(Stop::TripleTerm) => bail!(
-                    "{}: statement {} holds an RDF 1.2 triple term (<<( s p o )>>, or a reifier << s p o >> or annotation {{| |}}, which stand for one); this build writes format 1.x, which has no term kind for them (they come with format 2.0)",
+                Some(Stop::TooDeep { depth }) => bail!(
+                    "{}: statement {} holds triple terms nested {depth} deep (<<( s p <<( … )>> )>>); a .rete file holds them at most {MAX_TRIPLE_TERM_DEPTH} deep",
                     self.input.display_name(),
                     self.stats.quads + 1
                 ),

@@ -5,6 +5,7 @@
 //! bounded by the caps, whatever the number of terms.
 
 use rete_core::TermId;
+use rete_core::format::term::TRIPLE_TERM;
 use rete_core::format::card::{CARD_LIST_CAP, DatatypeCount, LanguageCount, Namespace};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -136,6 +137,8 @@ pub struct TermStats {
     pub first_blank_id: Option<TermId>,
     /// First id of a literal (ids below are IRIs and blank nodes).
     pub first_literal_id: Option<TermId>,
+    /// First id of an RDF 1.2 triple term (FORMAT.md §5.1: they sort last).
+    pub first_triple_term_id: Option<TermId>,
     languages: Runs<String>,
     datatypes: Runs<String>,
     /// Namespaces that prefix the current IRI, outermost first, with their counts.
@@ -150,6 +153,7 @@ impl Default for TermStats {
             vocabulary: BTreeMap::new(),
             first_blank_id: None,
             first_literal_id: None,
+            first_triple_term_id: None,
             languages: Runs::new(CARD_LIST_CAP),
             datatypes: Runs::new(CARD_LIST_CAP),
             open_namespaces: Vec::new(),
@@ -181,6 +185,9 @@ impl TermStats {
                 self.first_blank_id.get_or_insert(id);
                 if kind >= 0x03 {
                     self.first_literal_id.get_or_insert(id);
+                }
+                if kind == TRIPLE_TERM {
+                    self.first_triple_term_id.get_or_insert(id);
                 }
                 let before_zero = |rest: &[u8]| rest.iter().position(|&b| b == 0).map(|end| String::from_utf8_lossy(&rest[..end]).into_owned());
                 match kind {
@@ -283,6 +290,7 @@ mod tests {
             encode_term(oxrdf::LiteralRef::new_language_tagged_literal_unchecked("a", "en")),
             encode_term(oxrdf::LiteralRef::new_language_tagged_literal_unchecked("b", "en")),
             encode_term(oxrdf::LiteralRef::new_language_tagged_literal_unchecked("c", "fr")),
+            encode_term(&oxrdf::Term::from(oxrdf::Triple::new(oxrdf::NamedNode::new_unchecked("http://a/x"), oxrdf::NamedNode::new_unchecked("http://a/z"), oxrdf::Literal::new_simple_literal("s")))),
         ];
         terms.sort();
         let mut stats = TermStats::default();
@@ -290,7 +298,7 @@ mod tests {
             stats.add(i as TermId + 1, term);
         }
         assert_eq!(stats.vocabulary.get("http://www.w3.org/2000/01/rdf-schema#label"), Some(&4));
-        assert_eq!((stats.first_blank_id, stats.first_literal_id), (Some(5), Some(6)));
+        assert_eq!((stats.first_blank_id, stats.first_literal_id, stats.first_triple_term_id), (Some(5), Some(6), Some(10)));
         let (languages, _, datatypes, _, namespaces, _) = stats.finish(&[("ex".into(), "http://a/".into())]);
         assert_eq!(languages, vec![LanguageCount { tag: "en".into(), literals: 2 }, LanguageCount { tag: "fr".into(), literals: 1 }]);
         assert_eq!(datatypes[0], DatatypeCount { iri: RDF_LANG_STRING.into(), literals: 3 });

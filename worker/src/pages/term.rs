@@ -82,10 +82,18 @@ pub fn term(dataset: &str, term: TermRef<'_>) -> String {
             } else if literal.datatype() != oxrdf::vocab::xsd::STRING {
                 let _ = write!(cell, r#" <span class="dt">^^{}</span>"#, iri_link(dataset, literal.datatype().as_str()));
             }
+            if let Some(direction) = literal.direction() {
+                let _ = write!(cell, r#"<span class="dt">--{direction}</span>"#);
+            }
             cell
         }
-        #[allow(unreachable_patterns)]
-        other => escape(&other.to_string()),
+        // An RDF 1.2 triple term, its parts shown (and linked) like any term.
+        TermRef::Triple(triple) => format!(
+            r#"<span class="triple">&lt;&lt;( {} {} {} )&gt;&gt;</span>"#,
+            term(dataset, triple.subject.as_ref().into()),
+            term(dataset, triple.predicate.as_ref().into()),
+            term(dataset, triple.object.as_ref())
+        ),
     }
 }
 
@@ -114,6 +122,17 @@ mod tests {
         let node = oxrdf::NamedNode::new_unchecked("http://x/a?b=c&d");
         let cell = term("ds", node.as_ref().into());
         assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fa%3Fb%3Dc%26d"), "{cell}");
+    }
+
+    #[test]
+    fn triple_terms_show_their_linked_parts() {
+        let node = |iri: &str| oxrdf::NamedNode::new_unchecked(iri);
+        let inner = Triple::new(node("http://x/s"), node("http://x/p"), oxrdf::Literal::new_directional_language_tagged_literal_unchecked("a<b", "en", oxrdf::BaseDirection::Rtl));
+        let outer: Term = Triple::new(oxrdf::BlankNode::new_unchecked("b0"), node("http://x/q"), inner).into();
+        let cell = owned_term("ds", &outer);
+        assert!(cell.starts_with(r#"<span class="triple">&lt;&lt;( <code>_:b0</code> "#), "{cell}");
+        assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fs"), "{cell}");
+        assert!(cell.contains(r#"<span class="lit">a&lt;b</span> <span class="dt">@en</span><span class="dt">--rtl</span> )&gt;&gt;</span> )&gt;&gt;</span>"#), "{cell}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! IRI's document (`…/doc` when the data has `…/doc#x`) that document itself.
 
 use crate::answer::triples_to_bytes;
-use crate::conneg::Format;
+use crate::conneg::{Format, GRAPH_FORMATS};
 use crate::http::{Ctx, Reply};
 use crate::http_error::HttpError;
 use crate::pages;
@@ -199,6 +199,9 @@ impl View<'_> {
         let bytes = match self.format {
             Format::Rdf(format) => {
                 let triples: Vec<Triple> = page.triples.iter().map(|(t, _)| t.clone()).collect();
+                if !format.holds_triple_terms() && triples.iter().any(|t| t.object.is_triple()) {
+                    return Err(HttpError::triple_terms(self.format, &GRAPH_FORMATS));
+                }
                 let mut bytes = Vec::new();
                 if matches!(format, ResultFormat::Turtle | ResultFormat::NTriples) {
                     let _ = writeln!(

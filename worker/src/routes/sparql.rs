@@ -178,6 +178,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
             Ok(()) => {}
             Err(WriteFailure::Query(error)) => return Err(error.into()),
             Err(WriteFailure::Io(error)) => return Err(HttpError::Internal(format!("writing the answer failed: {error}"))),
+            Err(WriteFailure::TripleTerm(format)) => return Err(HttpError::triple_terms(format, offers)),
             Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
         }
         let total_bytes = out.total_bytes();
