@@ -343,7 +343,7 @@ impl Parts {
             permutation_summaries[p] = summarize(bytes, permutation_blocks[p].len());
         }
         let counts = Counts { quads: self.header.quad_count, terms: self.header.term_count, graphs: self.header.graph_count };
-        let header = layout(
+        let mut header = layout(
             counts,
             summarize(&index, 0),
             summarize(card, 0),
@@ -354,6 +354,9 @@ impl Parts {
             self.members.as_deref().map(|m| summarize(m, 0)),
             self.search_root.as_deref().zip(self.search_blocks.as_deref()).map(|(root, blocks)| [summarize(root, 0), summarize(blocks, self.kept_items(SectionKind::SearchBlocks))]),
         );
+        // The header's choices and required features (FORMAT.md §2), as the file had them.
+        header.flags = self.header.flags;
+        header.require(self.header.required_features);
         let mut file = header.encode();
         let header_length = file.len();
         let [class_axioms, property_axioms] = &self.axioms;

@@ -52,6 +52,9 @@ pub(crate) struct StoreDataset<'a, S> {
     /// Values whose stored lexical form spareval would lose, by the form it
     /// gives them (see `externalize_expression_term`).
     reshaped: RefCell<FxHashMap<Term, TermId>>,
+    /// The same for numbers and dates inside stored triple terms, which need
+    /// not be terms of the dictionary: the form spareval gives them → the stored one.
+    reshaped_parts: RefCell<FxHashMap<Term, Term>>,
     /// Bytes of quad blocks asked for speculatively in this run.
     speculated_bytes: Cell<u64>,
     /// The default graph is the union of every graph (FORMAT.md §2, `flags`).
@@ -104,7 +107,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false }
+        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -151,6 +154,26 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                 Ok((NamedNode::new_unchecked(format!("{PENDING_IRI}{id}")).into(), false))
             }
             Err(error) => Err(self.fail(error)),
+        }
+    }
+
+    /// Remembers the stored form of each number or date inside a stored
+    /// triple term whose value spareval writes otherwise (`reshaped_parts`).
+    fn remember_part_forms(&self, triple: &oxrdf::Triple) {
+        match &triple.object {
+            Term::Triple(inner) => self.remember_part_forms(inner),
+            part if keeps_form(part) => {
+                let value = ExpressionTerm::from(part.clone());
+                if matches!(value, ExpressionTerm::OtherTypedLiteral { .. }) {
+                    return;
+                }
+                let normalized = Term::from(value);
+                let mut parts = self.reshaped_parts.borrow_mut();
+                if normalized != *part && parts.len() < MAX_RESHAPED {
+                    parts.entry(normalized).or_insert_with(|| part.clone());
+                }
+            }
+            _ => {}
         }
     }
 
@@ -245,10 +268,13 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         // spareval keeps numbers and dates as values, dropping their lexical
         // form: `"01"^^xsd:integer` comes back as `"1"`. Remember which stored
         // term a value came from, so a value that only passes through (MIN,
-        // MAX, SAMPLE, COALESCE, IF, unary +) keeps its exact form.
-        // Booleans are left out: a cast to xsd:boolean must give `true`/`false`.
-        // IRIs, strings and language-tagged strings keep their form as they are.
-        let typed = matches!(&stored, Term::Literal(literal) if literal.language().is_none() && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype()));
+        // MAX, SAMPLE, COALESCE, IF, unary +) keeps its exact form (`keeps_form`).
+        // A triple term's parts are values too, and spareval takes it apart
+        // (patterns inside it, SUBJECT/OBJECT) through those values.
+        if let Term::Triple(triple) = &stored {
+            self.remember_part_forms(triple);
+        }
+        let typed = keeps_form(&stored) || stored.is_triple();
         let bytes = term_bytes(stored.as_ref());
         let (value, typed) = if typed { (ExpressionTerm::from(stored.clone()), Some(stored)) } else { (ExpressionTerm::from(stored), None) };
         if complete {
@@ -276,6 +302,10 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         if let Some(&id) = self.reshaped.borrow().get(&term) {
             return Ok(InternalTerm::Stored(id));
         }
+        let part = self.reshaped_parts.borrow().get(&term).cloned();
+        if let Some(stored) = part {
+            return self.lookup(stored);
+        }
         let bytes = term_bytes(term.as_ref());
         if !self.meter.compute(bytes) {
             return Err(Stopped);
@@ -291,13 +321,20 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     }
 }
 
+/// Whether spareval's value of a stored term may drop its lexical form: a
+/// typed literal other than a string. Booleans are left out: a cast to
+/// xsd:boolean must give `true`/`false`. IRIs, strings and language-tagged
+/// strings keep their form as they are.
+fn keeps_form(term: &Term) -> bool {
+    matches!(term, Term::Literal(literal) if literal.language().is_none() && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype()))
+}
+
 fn term_bytes(term: TermRef<'_>) -> u64 {
     let bytes = match term {
         TermRef::NamedNode(node) => node.as_str().len(),
         TermRef::BlankNode(node) => node.as_str().len(),
         TermRef::Literal(literal) => literal.value().len() + literal.language().map_or(0, str::len) + literal.datatype().as_str().len(),
-        #[allow(unreachable_patterns)]
-        _ => 0,
+        TermRef::Triple(triple) => return term_bytes(triple.subject.as_ref().into()) + term_bytes(triple.predicate.as_ref().into()) + term_bytes(triple.object.as_ref()),
     };
     bytes as u64
 }

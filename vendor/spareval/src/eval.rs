@@ -2107,9 +2107,9 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         &self,
         triple: &GroundTriple,
     ) -> Result<D::InternalTerm, QueryEvaluationError> {
-        self.dataset.internalize_expression_term(
-            ExpressionTriple::from(Triple::from(triple.clone())).into(),
-        )
+        // rete: the triple term as it is written, not its value (see `get_pattern_value`).
+        self.dataset
+            .internalize_term(Triple::from(triple.clone()).into())
     }
 
     fn encode_property_path(
@@ -2826,17 +2826,21 @@ impl<T> TupleSelector<T> {
                         Self::Constant(subject),
                         Self::Constant(predicate),
                         Self::Constant(object),
-                    ) => Self::Constant(
-                        dataset.internalize_expression_term(
-                            ExpressionTriple::new(
-                                dataset.externalize_expression_term(subject)?,
-                                dataset.externalize_expression_term(predicate)?,
-                                dataset.externalize_expression_term(object)?,
-                            )
-                            .ok_or_else(|| QueryEvaluationError::InvalidStorageTripleTerm)?
-                            .into(),
-                        )?,
-                    ),
+                    ) => {
+                        // rete: made of its parts as RDF terms (see `get_pattern_value`).
+                        let subject = match dataset.externalize_term(subject)? {
+                            Term::NamedNode(node) => NamedOrBlankNode::from(node),
+                            Term::BlankNode(node) => node.into(),
+                            _ => return Err(QueryEvaluationError::InvalidStorageTripleTerm),
+                        };
+                        let Term::NamedNode(predicate) = dataset.externalize_term(predicate)? else {
+                            return Err(QueryEvaluationError::InvalidStorageTripleTerm);
+                        };
+                        let object = dataset.externalize_term(object)?;
+                        Self::Constant(
+                            dataset.internalize_term(Triple::new(subject, predicate, object).into())?,
+                        )
+                    }
                     (subject, predicate, object) => {
                         Self::TriplePattern(Rc::new(TripleTupleSelector {
                             subject,
@@ -2896,17 +2900,20 @@ impl<T: Clone> TupleSelector<T> {
                 let Some(object) = triple.object.get_pattern_value(tuple, dataset)? else {
                     return Ok(None);
                 };
-                Some(
-                    dataset.internalize_expression_term(
-                        ExpressionTriple::new(
-                            dataset.externalize_expression_term(subject)?,
-                            dataset.externalize_expression_term(predicate)?,
-                            dataset.externalize_expression_term(object)?,
-                        )
-                        .ok_or(QueryEvaluationError::InvalidStorageTripleTerm)?
-                        .into(),
-                    )?,
-                )
+                // rete: the triple term of a pattern is made of its parts as RDF
+                // terms, not as values: `<<( :s :p "01"^^xsd:integer )>>` is
+                // another term than `<<( :s :p 1 )>>` (RDF 1.2 term equality),
+                // and a value would have lost the lexical form.
+                let subject = match dataset.externalize_term(subject)? {
+                    Term::NamedNode(node) => NamedOrBlankNode::from(node),
+                    Term::BlankNode(node) => node.into(),
+                    _ => return Err(QueryEvaluationError::InvalidStorageTripleTerm),
+                };
+                let Term::NamedNode(predicate) = dataset.externalize_term(predicate)? else {
+                    return Err(QueryEvaluationError::InvalidStorageTripleTerm);
+                };
+                let object = dataset.externalize_term(object)?;
+                Some(dataset.internalize_term(Triple::new(subject, predicate, object).into())?)
             }
         })
     }
@@ -2949,22 +2956,29 @@ fn put_pattern_value<'a, D: QueryableDataset<'a>>(
         }
         #[cfg(feature = "sparql-12")]
         TupleSelector::TriplePattern(triple) => {
-            let ExpressionTerm::Triple(value) = dataset.externalize_expression_term(value)? else {
+            // rete: the parts as RDF terms, not values (see `get_pattern_value`):
+            // a variable inside a triple term binds the stored lexical form.
+            let Term::Triple(value) = dataset.externalize_term(value)? else {
                 return Ok(false);
             };
+            let Triple {
+                subject,
+                predicate,
+                object,
+            } = *value;
             put_pattern_value(
                 &triple.subject,
-                dataset.internalize_expression_term(value.subject.into())?,
+                dataset.internalize_term(subject.into())?,
                 tuple,
                 dataset,
             )? && put_pattern_value(
                 &triple.predicate,
-                dataset.internalize_expression_term(value.predicate.into())?,
+                dataset.internalize_term(predicate.into())?,
                 tuple,
                 dataset,
             )? && put_pattern_value(
                 &triple.object,
-                dataset.internalize_expression_term(value.object)?,
+                dataset.internalize_term(object)?,
                 tuple,
                 dataset,
             )?

@@ -134,3 +134,15 @@ fn zero_length_path_between_variables_stays_in_the_graph() {
     assert!(select(&empty, "SELECT * { VALUES ?v { <a> } ?v <p>* ?w }").is_empty());
     assert_eq!(select(&empty, "SELECT * { VALUES ?v { <a> } ?v <p>* <a> }"), ["?v=<http://example.org/a>"]);
 }
+
+#[cfg(feature = "sparql-12")]
+#[test]
+fn triple_term_patterns_use_terms_not_values() {
+    // `<<( <s> <p> "01"^^xsd:integer )>>` stored: a pattern's variable inside the triple term
+    // binds the stored form, and a constant triple term matches by RDF term equality.
+    let stored = oxrdf::Triple::new(iri("s"), iri("p"), Literal::new_typed_literal("01", xsd::INTEGER));
+    let data: Dataset = [Quad::new(iri("r"), iri("q"), stored, GraphName::DefaultGraph)].into_iter().collect();
+    assert_eq!(select(&data, "SELECT ?o { ?r <q> <<( <s> <p> ?o )>> }"), ["?o=\"01\"^^<http://www.w3.org/2001/XMLSchema#integer>"]);
+    assert!(ask(&data, "ASK { <r> <q> <<( <s> <p> \"01\"^^<http://www.w3.org/2001/XMLSchema#integer> )>> }"));
+    assert!(!ask(&data, "ASK { <r> <q> <<( <s> <p> 1 )>> }"));
+}
