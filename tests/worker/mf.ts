@@ -61,6 +61,9 @@ export interface Options {
    * harness does this (a wrapped binding around the real one, R2_LATENCY_WRAPPER); the
    * Worker's code is the deployed one. */
   r2LatencyMs?: number;
+  /** Opens V8's inspector (DevTools protocol) of the Worker on this port, for profiling
+   * (tests/worker/factor.spec.ts); `http://127.0.0.1:PORT/json/list` names its socket. */
+  inspectorPort?: number;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -109,7 +112,12 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
           { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
         ],
       })
-    : new Miniflare({ ...worker, ...persisted, r2Buckets: { BUCKET: "rete" } });
+    : new Miniflare({
+        ...worker,
+        ...persisted,
+        r2Buckets: { BUCKET: "rete" },
+        ...(options.inspectorPort ? { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true } : {}),
+      });
   await mf.ready;
   // Publishing goes to the bucket itself, at full speed.
   const bucket = slow ? await mf.getR2Bucket("INNER", "r2-latency") : await mf.getR2Bucket("BUCKET");
