@@ -1,6 +1,7 @@
 // Issue 14 "In the Worker": the Worker's factor on a warm isolate against the native engine in one
 // process, on the same .rete file and the same queries, side by side in one run. Native:
-// bench_queries (open once, each query RETE_BENCH_RUNS times; median wall and CPU of the query
+// bench_queries --write (open once, each query RETE_BENCH_RUNS times, the answer written into
+// memory as SPARQL JSON or N-Triples as the Worker writes it; median wall and CPU of the query
 // thread). Worker: the built Worker in workerd over Miniflare's local R2, wrangler.toml's [vars]
 // (RETE_WORKER_VARS='{"CACHE_BYTES":"…"}' overrides some); per query one request to warm the
 // isolate, then RETE_BENCH_RUNS more: median wall time as the client sees it (Node → workerd and
@@ -56,7 +57,7 @@ function rows(body: string, type: string): number {
 
 /** Native medians per query file: bench_queries over the same file. */
 function native(file: string, qs: string[]): Map<string, { rows: number; median_ms: number; median_cpu_ms: number }> {
-  const out = execFileSync(NATIVE, [file, ...qs, "--runs", String(RUNS)], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const out = execFileSync(NATIVE, [file, ...qs, "--runs", String(RUNS), "--write"], { encoding: "utf8", maxBuffer: 1 << 26 });
   const byQuery = new Map();
   for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
     const measured = JSON.parse(line);
