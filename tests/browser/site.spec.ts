@@ -194,7 +194,7 @@ describe("names and completion", () => {
   test("the resource page shows predicates and linked resources by name, the IRI on hover", async () => {
     const page = await open(`/qudt/resource?iri=${encodeURIComponent(KMH)}`);
     const type = page.locator("p.types a.iri");
-    expect(await type.first().innerText()).toBe("qudt:Unit");
+    expect(await type.first().innerText()).toBe("Unit");
     expect(await type.first().getAttribute("title")).toBe(UNIT);
     const predicates = await page.locator("table.links tbody td:first-child a.iri").allInnerTexts();
     expect(predicates).toContain("rdfs:label");
