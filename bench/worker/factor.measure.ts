@@ -108,7 +108,7 @@ test("the Worker against the native engine, warm", async () => {
           const headers = { accept: ACCEPT };
           await (await w.fetch(`${path}&run=warmup`, { headers })).arrayBuffer();
           const [times, cpus] = [[] as number[], [] as number[]];
-          let last = { status: 0, rows: 0, rounds: 0 };
+          let last = { status: "", rows: 0, rounds: 0 };
           if (inspector) {
             await inspector.send("Profiler.enable");
             await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
@@ -120,7 +120,8 @@ test("the Worker against the native engine, warm", async () => {
             const body = await r.text();
             times.push(performance.now() - start);
             cpus.push(cpuSplitMs(pid, cpu).main);
-            last = { status: r.status, rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds };
+            const limit = r.headers.get("x-rete-limit");
+            last = { status: limit ? `${r.status} ${limit}` : String(r.status), rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds };
           }
           if (inspector) {
             const { profile } = await inspector.send<{ profile: never }>("Profiler.stop");
@@ -132,7 +133,7 @@ test("the Worker against the native engine, warm", async () => {
           const cpuFactor = n ? `${(cpu / Math.max(n.median_cpu_ms, 1e-3)).toFixed(1)}×` : "—";
           const met = n ? `${ms <= 1.5 * n.median_ms + 5 ? "yes" : "no"} (${cpu <= 1.5 * n.median_cpu_ms + 5 ? "yes" : "no"})` : "—";
           const nativeCell = n ? `${n.median_ms.toFixed(2)} (${n.median_cpu_ms.toFixed(2)})` : "—";
-          const rowCell = n && last.status === 200 && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
+          const rowCell = n && last.status === "200" && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
           const line = `| ${tag} | ${label} | ${rowCell} | ${nativeCell} | ${ms.toFixed(2)} (${cpu.toFixed(2)}) | ${factor} | ${cpuFactor} | ${met} | ${last.rounds} | ${last.status} |`;
           lines.push(line);
           console.log(line);
