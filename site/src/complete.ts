@@ -1,7 +1,7 @@
 // Completion in the query editor (CodeMirror's autocompletion, which basicSetup turns on):
 // - after `<` and a few letters, resources by label through `/{ds}/search` (the IRI is inserted);
-// - after `prefix:`, the card's predicates and classes in that namespace, then resources by label
-//   whose IRI lies in it (inserted as prefixed names);
+// - after `prefix:`, the card's predicates and classes in that namespace, or when none starts with
+//   the letters typed, resources by label whose IRI lies in it (inserted as prefixed names);
 // - a word at the start of a name, the card's prefixes (`rdfs:`) and prefixed predicates/classes.
 // A prefixed name whose prefix the query does not declare adds its PREFIX line at the top.
 
@@ -127,19 +127,26 @@ export function completion(dataset: string): (context: CompletionContext) => Pro
         const short = `${prefix}:${term.iri.slice(ns.iri.length)}`;
         return { label: short, detail: term.label ? `${term.label} · ${term.type}` : term.type, type: term.type, apply: insert(short, ns) };
       });
+    // The card's terms answer at once (and keep answering while the name grows); resources by
+    // label are asked for only when no term of the card starts with what was typed.
+    const lower = local.toLowerCase();
+    if (options.some((o) => o.label.slice(prefix.length + 1).toLowerCase().startsWith(lower))) {
+      return { from: name.from, options, validFor: /^[\w.-]*:[\p{L}\p{N}_.-]*$/u };
+    }
     if (local.length >= MIN_SEARCH) {
-      const seen = new Set(options.map((o) => o.label));
+      const hits: Completion[] = [];
+      const seen = new Set<string>();
       for (const hit of await search(local, context)) {
         if (!hit.iri.startsWith(ns.iri)) continue;
         const rest = hit.iri.slice(ns.iri.length);
         const text = PLAIN_LOCAL.test(rest) ? `${prefix}:${rest}` : `<${hit.iri}>`;
-        if (seen.has(hit.label)) continue;
-        seen.add(hit.label);
-        options.push({ label: hit.label, detail: text, type: "constant", apply: insert(text, text.startsWith("<") ? undefined : ns) });
+        if (seen.has(text)) continue;
+        seen.add(text);
+        hits.push({ label: hit.label, detail: text, type: "constant", apply: insert(text, text.startsWith("<") ? undefined : ns) });
       }
       if (context.aborted) return null;
       // Server hits match by label, not by the text typed: the list is not filtered again.
-      return options.length ? { from: name.from, filter: false, options } : null;
+      return hits.length ? { from: name.from, filter: false, options: hits } : null;
     }
     return options.length ? { from: name.from, options } : null;
   };

@@ -219,8 +219,11 @@ describe("names and completion", () => {
     await option.click();
     await expect.poll(() => editor.innerText()).toContain(`<${KMH}>`);
     await page.keyboard.type(" rdfs:lab", { delay: 30 });
-    const predicate = page.locator(".cm-tooltip-autocomplete li", { hasText: "rdfs:label" }).first();
+    // The card's terms answer at once: the first is selected, Enter takes it.
+    const predicate = page.locator(".cm-tooltip-autocomplete li[aria-selected=true]", { hasText: "rdfs:label" });
     await predicate.waitFor();
+    // CodeMirror ignores Enter for its interactionDelay (75 ms) after a list opens, as a person would not press it sooner.
+    await page.waitForTimeout(150);
     await page.keyboard.press("Enter");
     await page.keyboard.type(" ?o }", { delay: 0 });
     const text = await editor.innerText();
