@@ -75,6 +75,9 @@ export interface Options {
    * own workers (its entry, the local R2 and Cache API) through the twin before it measures
    * the first request of the other isolate. */
   twin?: boolean;
+  /** Opens V8's inspector (DevTools protocol) of the Worker on this port, for profiling
+   * (tests/worker/factor.spec.ts); `http://127.0.0.1:PORT/json/list` names its socket. */
+  inspectorPort?: number;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -119,6 +122,7 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
   const shared = {
     ...persisted,
     ...(options.inspector ? { inspectorPort: 0 } : {}),
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true } : {}),
     ...(options.port !== undefined ? { host: "127.0.0.1", port: options.port } : {}),
   };
   const mf = slow
