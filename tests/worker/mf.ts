@@ -70,6 +70,11 @@ export interface Options {
   /** The built Worker to run (a worker-build output directory); worker/build/ by default. The
    * CPU benchmark runs two builds side by side (bench/worker/cpu.measure.ts). */
   build?: string;
+  /** Run a second copy of the Worker, in an isolate of its own, answering requests to
+   * http://twin.test/ (the first answers every other host). The CPU benchmark warms Miniflare's
+   * own workers (its entry, the local R2 and Cache API) through the twin before it measures
+   * the first request of the other isolate. */
+  twin?: boolean;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -124,7 +129,15 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
           { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
         ],
       })
-    : new Miniflare({ ...worker, ...shared, r2Buckets: { BUCKET: "rete" } });
+    : options.twin
+      ? new Miniflare({
+          ...shared,
+          workers: [
+            { ...worker, name: "rete", r2Buckets: { BUCKET: "rete" } },
+            { ...worker, name: "twin", routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } },
+          ],
+        })
+      : new Miniflare({ ...worker, ...shared, r2Buckets: { BUCKET: "rete" } });
   await mf.ready;
   // Publishing goes to the bucket itself, at full speed.
   const bucket = slow ? await mf.getR2Bucket("INNER", "r2-latency") : await mf.getR2Bucket("BUCKET");
