@@ -4,12 +4,16 @@
 //! database on N nodes spread over the dictionary (IRI → id, id → IRI, the
 //! out-links of a node, ASK of one triple), each warm, and writes the nodes
 //! and triples it used to `--points-out` so Oxigraph can be timed on the same
-//! ones. Used by `bench/query.py` (docs/BENCHMARK.md), never by tests.
+//! ones. With `--write`, each timed run also writes the answer into memory in the format a client
+//! gets by default (SPARQL JSON, N-Triples for graphs), as the Worker does before it responds
+//! (`bench/worker/factor.measure.ts`). Used by `bench/query.py` and the Worker's factor measure
+//! (docs/BENCHMARK.md), never by tests.
 //!
-//! cargo run --release -p rete-publisher --example bench_queries -- FILE.rete QUERY.rq... [--runs 5] [--points 1000 --points-out FILE.nt]
+//! cargo run --release -p rete-publisher --example bench_queries -- FILE.rete QUERY.rq... [--runs 5] [--write] [--points 1000 --points-out FILE.nt]
 
 use oxrdf::{NamedNode, Term, Triple};
 use rete_core::read::{GraphFilter, QuadPattern};
+use rete_core::results::{ResultFormat, write_answer};
 use rete_core::sparql::{Answer, QueryOptions, query};
 use rete_core::{RangeSource, Store, TermId};
 use std::io::Write;
@@ -26,7 +30,14 @@ fn main() -> anyhow::Result<()> {
     let runs = flag("--runs").and_then(|r| r.parse().ok()).unwrap_or(5);
     let points: usize = flag("--points").and_then(|r| r.parse().ok()).unwrap_or(0);
     let points_out = flag("--points-out");
-    let (file, queries) = args.split_first().ok_or_else(|| anyhow::anyhow!("usage: bench_queries FILE.rete QUERY.rq... [--runs N] [--points N --points-out FILE]"))?;
+    let write = match args.iter().position(|a| a == "--write") {
+        Some(at) => {
+            args.remove(at);
+            true
+        }
+        None => false,
+    };
+    let (file, queries) = args.split_first().ok_or_else(|| anyhow::anyhow!("usage: bench_queries FILE.rete QUERY.rq... [--runs N] [--write] [--points N --points-out FILE]"))?;
     let started = Instant::now();
     let store = rete_publisher::cmd::open(std::path::Path::new(file))?;
     println!("{}", serde_json::json!({"open_ms": started.elapsed().as_secs_f64() * 1000.0, "file_bytes": store.header().file_length}));
@@ -37,14 +48,25 @@ fn main() -> anyhow::Result<()> {
         for _ in 0..runs {
             let started = Instant::now();
             let cpu_started = cpu_ms();
-            rows = match query(&store, &text, None, &QueryOptions::default())? {
-                Answer::Solutions(solutions) => solutions.map(|s| s.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
-                Answer::Boolean(_) => 1,
-                Answer::Graph(triples) => triples.map(|t| t.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
-                _ => 0,
+            let answer = query(&store, &text, None, &QueryOptions::default())?;
+            let mut written = None;
+            rows = if write {
+                let format = ResultFormat::default_for(&answer);
+                written = Some((write_answer(answer, format, Vec::new())?, format));
+                0
+            } else {
+                match answer {
+                    Answer::Solutions(solutions) => solutions.map(|s| s.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
+                    Answer::Boolean(_) => 1,
+                    Answer::Graph(triples) => triples.map(|t| t.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
+                    _ => 0,
+                }
             };
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             cpu_times.push(cpu_ms() - cpu_started);
+            if let Some((bytes, format)) = written {
+                rows = count_rows(&bytes, format); // untimed
+            }
         }
         times.sort_by(f64::total_cmp);
         cpu_times.sort_by(f64::total_cmp);
@@ -54,6 +76,15 @@ fn main() -> anyhow::Result<()> {
         point_operations(&store, points, points_out.as_deref())?;
     }
     Ok(())
+}
+
+/// The rows of a written answer: bindings of SPARQL JSON, lines of N-Triples.
+fn count_rows(bytes: &[u8], format: ResultFormat) -> usize {
+    if format != ResultFormat::Json {
+        return bytes.split(|&b| b == b'\n').filter(|line| !line.is_empty()).count();
+    }
+    let json: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
+    json.get("results").and_then(|r| r.get("bindings")).and_then(|b| b.as_array()).map_or(1, Vec::len)
 }
 
 /// CPU time of this thread so far: on a machine others keep busy, wall time

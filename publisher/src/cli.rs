@@ -280,7 +280,9 @@ pub enum Command {
     /// an http(s) URL) is read as a remote host would, in rounds; --json prints
     /// {"query", "results": [{"iri", "label", "lang", "score"}], "cut", "rounds",
     /// "requests", "bytes"}; "cut" is true when hits may be missing (a word too
-    /// common to be listed whole).
+    /// common to be listed whole). --types adds each hit's rdf:type IRIs
+    /// ("types", at most 4, read in one more round within a bound; "types_cut"
+    /// when some hits' types were left unread).
     ///
     /// Example: rete search https://example.org/data.rete 'abr linc' --lang en --json
     #[command(after_help = EXIT_CODES)]
@@ -295,6 +297,9 @@ pub enum Command {
         /// Most results (one per resource).
         #[arg(long, default_value_t = 20, value_name = "N")]
         limit: usize,
+        /// Also list each hit's types (rdf:type IRIs, at most 4; one more round).
+        #[arg(long)]
+        types: bool,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,

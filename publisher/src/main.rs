@@ -102,7 +102,7 @@ fn run(cli: Cli) -> Result<()> {
             let tier = Tier::from_number(tier).ok_or_else(|| UsageError(format!("--tier {tier}: give 0, 1 or 2")))?;
             cmd::check::run(&file, tier, json, std::io::stdout().lock())
         }
-        Command::Search { file, query, lang, limit, json } => cmd::search::run(&file, &query, lang.as_deref(), limit, json, std::io::stdout().lock()),
+        Command::Search { file, query, lang, limit, types, json } => cmd::search::run(&file, &query, lang.as_deref(), limit, types, json, std::io::stdout().lock()),
         Command::Publish(args) => {
             let options = args.to_options(std::io::stderr().is_terminal())?;
             if let Some(threads) = args.threads {

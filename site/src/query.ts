@@ -2,13 +2,15 @@
 // SPARQL highlighting); Run fetches /{ds}/sparql like any client (GET, or POST when the URL would
 // be long) and shows the answer as a sortable table, the request's reads, bytes and time, download
 // links in the endpoint's own formats, and a syntax error marked at its line and column. The URL
-// keeps ?query=, so a result is shared as a link; opening such a link runs the query.
+// keeps ?query=, so a result is shared as a link; opening such a link runs the query. The editor
+// completes prefixes, the card's predicates and classes, and resources by label (complete.ts).
 
 import { basicSetup, EditorView } from "codemirror";
 import { setDiagnostics } from "@codemirror/lint";
-import { Prec } from "@codemirror/state";
+import { EditorState, Prec } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
 import { sparql } from "codemirror-lang-sparql";
+import { completion } from "./complete";
 import { parseNTriples, resultsTable } from "./results";
 import type { ErrorBody, Example, SparqlJson } from "./types";
 
@@ -47,12 +49,14 @@ export function enhance(dataset: string): void {
   textarea.hidden = true;
   const host = element("div", { className: "editor" });
   textarea.after(host);
+  const complete = completion(dataset);
   const view = new EditorView({
     doc: textarea.value,
     parent: host,
     extensions: [
       basicSetup,
       sparql(),
+      EditorState.languageData.of(() => [{ autocomplete: complete }]),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-labelledby": "query-label", "aria-describedby": "query-help" }),
       Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (run(), true) }])),

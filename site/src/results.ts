@@ -1,6 +1,8 @@
 // Results as a table: SPARQL JSON solutions or N-Triples triples, IRIs linking to their resource
-// page, literals with their language or datatype; each column sortable by its header button.
+// page (shown by label or prefixed name once names.ts has them), literals with their language or
+// datatype; each column sortable by its header button.
 
+import { applyName, nameLinks } from "./names";
 import type { Term } from "./types";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
@@ -11,6 +13,8 @@ function resourceLink(dataset: string, iri: string): HTMLAnchorElement {
   a.className = "iri";
   a.href = `/${encodeURIComponent(dataset)}/resource?iri=${encodeURIComponent(iri)}`;
   a.textContent = iri;
+  a.dataset.iri = iri;
+  applyName(dataset, a, iri);
   return a;
 }
 
@@ -110,6 +114,7 @@ export function resultsTable(dataset: string, columns: string[], rows: (Term | u
     head.append(th);
   });
   fill();
+  nameLinks(dataset, table).catch((error: unknown) => console.warn("names:", error));
   const scroll = document.createElement("div");
   scroll.className = "scroll";
   scroll.append(table);

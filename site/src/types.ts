@@ -72,9 +72,16 @@ export interface Example { file: string; title: string; query: string }
 /** `GET /{ds}/search?q=` (core/src/search SearchOutput), the same JSON as `rete search --json`. */
 export interface SearchOutput {
   query: string;
-  results: { iri: string; label: string; lang: string; score: number }[];
+  results: { iri: string; label: string; lang: string; score: number; types?: string[] }[];
   cut: boolean;
+  types_cut?: boolean;
   rounds: number;
   requests: number;
   bytes: number;
+}
+
+/** `GET /{ds}/labels?iri=…` (core/src/search/names.rs NamesOutput): how each IRI is shown. */
+export interface NamesOutput {
+  names: { iri: string; label?: string; lang?: string; prefixed?: string }[];
+  cut: boolean;
 }

@@ -2,7 +2,8 @@
 // playwright-core) against `wrangler dev` serving examples/ (global-setup.ts). Walks what a
 // person does: home, a dataset, a query and its rows, sorting, an IRI's resource page, paging
 // its links, a syntax error marked in the editor, the resource page without JavaScript, search by
-// name (suggestions as you type, keyboard and mouse, the no-script form), and a phone-width screen. Screenshots go to build/test-artifacts/browser/.
+// name (suggestions as you type, keyboard and mouse, the no-script form), names (resource pages and
+// result tables by label or prefixed name), completion in the editor, and a phone-width screen. Screenshots go to build/test-artifacts/browser/.
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -176,14 +177,61 @@ describe("query page", () => {
     const page = await open(`/qudt/sparql?query=${encodeURIComponent(query)}`);
     await ran(page);
     const link = page.locator("table.results a.iri").first();
-    const iri = await link.innerText();
+    // The table names its IRIs once /qudt/labels answers: the label shows, the IRI stays on hover and in the link.
+    await expect.poll(() => link.innerText()).toBe("Kilometre per Hour");
+    expect(await link.getAttribute("title")).toBe(KMH);
+    expect(await link.getAttribute("data-iri")).toBe(KMH);
     await link.click();
     await page.waitForURL(/\/qudt\/resource\?iri=/);
-    expect(iri).toBe(KMH);
     expect(await page.locator("p.iri code").innerText()).toBe(KMH);
     expect(await page.locator("h1").innerText()).toBe("Kilometre per Hour");
     expect(await page.locator("p.types").innerText()).toContain("Type:");
     await shot(page, "resource");
+  });
+});
+
+describe("names and completion", () => {
+  test("the resource page shows predicates and linked resources by name, the IRI on hover", async () => {
+    const page = await open(`/qudt/resource?iri=${encodeURIComponent(KMH)}`);
+    const type = page.locator("p.types a.iri");
+    expect(await type.first().innerText()).toBe("Unit");
+    expect(await type.first().getAttribute("title")).toBe(UNIT);
+    const predicates = await page.locator("table.links tbody td:first-child a.iri").allInnerTexts();
+    expect(predicates).toContain("rdfs:label");
+    // Velocity, in the incoming links, by its label.
+    const velocity = page.locator('table.links a.iri[title="http://qudt.org/vocab/quantitykind/Velocity"]');
+    expect(await velocity.first().innerText()).toBe("Velocity");
+    await page.locator("table.links a.iri", { hasText: "rdfs:label" }).first().hover();
+    await shot(page, "resource-named");
+  });
+
+  test("the editor completes a resource by label after <, and a prefixed predicate from the card", async () => {
+    const page = await open("/qudt/sparql");
+    const editor = page.locator(".cm-content");
+    await editor.waitFor();
+    await editor.click();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.type("SELECT ?p ?o WHERE { ", { delay: 0 });
+    await page.keyboard.type("<kilometre per h", { delay: 30 });
+    const option = page.locator(".cm-tooltip-autocomplete li", { hasText: "Kilometre per Hour" }).first();
+    await option.waitFor();
+    await shot(page, "complete-label");
+    await option.click();
+    await expect.poll(() => editor.innerText()).toContain(`<${KMH}>`);
+    await page.keyboard.type(" rdfs:lab", { delay: 30 });
+    // The card's terms answer at once: the first is selected, Enter takes it.
+    const predicate = page.locator(".cm-tooltip-autocomplete li[aria-selected=true]", { hasText: "rdfs:label" });
+    await predicate.waitFor();
+    // CodeMirror ignores Enter for its interactionDelay (75 ms) after a list opens, as a person would not press it sooner.
+    await page.waitForTimeout(150);
+    await page.keyboard.press("Enter");
+    await page.keyboard.type(" ?o }", { delay: 0 });
+    const text = await editor.innerText();
+    expect(text).toContain(`<${KMH}> rdfs:label ?o }`);
+    // rdfs: was not declared: its PREFIX line came with it.
+    expect(text).toMatch(/^PREFIX rdfs: <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#>/);
+    await page.keyboard.press("Control+Enter");
+    expect(await ran(page)).toMatch(/^[1-9]\d* solutions · /);
   });
 });
 

@@ -61,6 +61,20 @@ export interface Options {
    * harness does this (a wrapped binding around the real one, R2_LATENCY_WRAPPER); the
    * Worker's code is the deployed one. */
   r2LatencyMs?: number;
+  /** Open workerd's inspector (V8's DevTools protocol) on a free port: `mf.getInspectorURL()`.
+   * The benchmarks read the isolate's heap and CPU profile through it (bench/worker/). */
+  inspector?: boolean;
+  /** Serve HTTP on 127.0.0.1 at this port (0: a free one; `mf.ready` resolves to the URL), for
+   * clients that need a socket (the load benchmark). */
+  port?: number;
+  /** The built Worker to run (a worker-build output directory); worker/build/ by default. The
+   * CPU benchmark runs two builds side by side (bench/worker/cpu.measure.ts). */
+  build?: string;
+  /** Run a second copy of the Worker, in an isolate of its own, answering requests to
+   * http://twin.test/ (the first answers every other host). The CPU benchmark warms Miniflare's
+   * own workers (its entry, the local R2 and Cache API) through the twin before it measures
+   * the first request of the other isolate. */
+  twin?: boolean;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -84,14 +98,15 @@ export default function (env) {
 `;
 
 export async function startWorker(vars: Record<string, string> = {}, options: Options = {}): Promise<Worker> {
+  const build = options.build ?? resolve(ROOT, "worker/build");
   const persisted = options.persist ? { r2Persist: resolve(options.persist, "r2"), cachePersist: resolve(options.persist, "cache") } : {};
   // The faulty R2 is the entry module beside the built Worker, so that it imports ./index.js.
   const entry = options.faults
-    ? { script: readFileSync(resolve(ROOT, "tests/worker/r2-faults.js"), "utf8"), scriptPath: resolve(ROOT, "worker/build/r2-faults.js") }
-    : { scriptPath: resolve(ROOT, "worker/build/index.js") };
+    ? { script: readFileSync(resolve(ROOT, "tests/worker/r2-faults.js"), "utf8"), scriptPath: resolve(build, "r2-faults.js") }
+    : { scriptPath: resolve(build, "index.js") };
   const worker = {
     modules: true,
-    modulesRoot: resolve(ROOT, "worker/build"),
+    modulesRoot: build,
     ...entry,
     modulesRules: [
       { type: "CompiledWasm" as const, include: ["**/*.wasm"] },
@@ -101,15 +116,28 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
     bindings: { ...wranglerVars(), POINTER_TTL_S: "0", ...vars },
   };
   const slow = options.r2LatencyMs !== undefined;
+  const shared = {
+    ...persisted,
+    ...(options.inspector ? { inspectorPort: 0 } : {}),
+    ...(options.port !== undefined ? { host: "127.0.0.1", port: options.port } : {}),
+  };
   const mf = slow
     ? new Miniflare({
-        ...persisted,
+        ...shared,
         workers: [
           { ...worker, name: "rete", wrappedBindings: { BUCKET: { scriptName: "r2-latency", bindings: { LATENCY_MS: options.r2LatencyMs ?? 0 } } } },
           { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
         ],
       })
-    : new Miniflare({ ...worker, ...persisted, r2Buckets: { BUCKET: "rete" } });
+    : options.twin
+      ? new Miniflare({
+          ...shared,
+          workers: [
+            { ...worker, name: "rete", r2Buckets: { BUCKET: "rete" } },
+            { ...worker, name: "twin", routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } },
+          ],
+        })
+      : new Miniflare({ ...worker, ...shared, r2Buckets: { BUCKET: "rete" } });
   await mf.ready;
   // Publishing goes to the bucket itself, at full speed.
   const bucket = slow ? await mf.getR2Bucket("INNER", "r2-latency") : await mf.getR2Bucket("BUCKET");

@@ -117,6 +117,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
         [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
         [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
         [ds, "search"] if read => routes::search::handle(ctx, ds).await,
+        [ds, "labels"] if read => routes::labels::handle(ctx, ds).await,
         [ds, "reach"] if read => routes::graph::reach(ctx, ds).await,
         [ds, "path"] if read => routes::graph::path(ctx, ds).await,
         [ds, "check"] if read => routes::graph::check(ctx, ds).await,
@@ -131,7 +132,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
             None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
         },
         [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource" | "search" | "reach" | "path" | "check"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
+        [""] | [_, "card" | "summary" | "resource" | "search" | "labels" | "reach" | "path" | "check"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
         _ => Err(HttpError::NotFound(format!("no route for {path}"))),
     }
 }

@@ -6,6 +6,7 @@
 //! [`ReadError::Missing`], so a host drives it in rounds (`run_in_rounds`,
 //! `docs/READ-PATH.md`): the posting blocks in one round, the names in the next.
 
+pub mod names;
 pub mod normalize;
 pub mod sparql;
 
@@ -31,6 +32,8 @@ pub const COVERAGE_BONUS: u64 = 32;
 pub const MAX_LIMIT: usize = 1000;
 /// Words of a query beyond this many are ignored (and the answer says it was cut).
 pub const MAX_QUERY_WORDS: usize = 8;
+/// Types listed per hit when a search asks for them.
+pub const MAX_TYPES: usize = 4;
 /// Candidates named per hit asked for when some word can only be checked on
 /// the label's text (a word too common to intersect its postings).
 const CHECK_FACTOR: usize = 4;
@@ -55,6 +58,9 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Whether the query had more words than [`MAX_QUERY_WORDS`].
     pub words_dropped: bool,
+    /// Whether to find each hit's types (`rdf:type` IRIs, bounded: see
+    /// [`names::find_types`]); one more round.
+    pub types: bool,
 }
 
 impl SearchRequest {
@@ -81,7 +87,7 @@ impl SearchRequest {
         words.dedup();
         let words_dropped = words.len() > MAX_QUERY_WORDS;
         words.truncate(MAX_QUERY_WORDS);
-        Self { words, lang: lang.map(str::to_owned), limit: limit.clamp(1, MAX_LIMIT), words_dropped }
+        Self { words, lang: lang.map(str::to_owned), limit: limit.clamp(1, MAX_LIMIT), words_dropped, types: false }
     }
 }
 
@@ -96,6 +102,8 @@ pub struct SearchHit {
     /// [`COVERAGE_BONUS`] for the share of the label the query covers, plus
     /// [`WHOLE_WORD_BONUS`] when every word matched whole.
     pub score: u64,
+    /// Its types (IRIs), when the request asked for them.
+    pub types: Option<Vec<String>>,
 }
 
 /// The hits of a search, best first.
@@ -107,6 +115,8 @@ pub struct SearchAnswer {
     /// postings are stored, a prefix list shorter than the limit, or words
     /// beyond [`MAX_QUERY_WORDS`].
     pub cut: bool,
+    /// Whether some hits' types were not read (the bounds of [`names::find_types`]).
+    pub types_cut: bool,
 }
 
 /// The JSON of a search, the same from `rete search --json` and from
@@ -119,6 +129,9 @@ pub struct SearchOutput {
     pub results: Vec<SearchResult>,
     /// Whether hits may be missing (see [`SearchAnswer::cut`]).
     pub cut: bool,
+    /// Whether some hits' types were left unread (see [`SearchAnswer::types_cut`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub types_cut: bool,
     /// Sequential rounds of reads, the open included.
     pub rounds: u64,
     /// Range requests.
@@ -138,12 +151,15 @@ pub struct SearchResult {
     pub lang: String,
     /// The rank score (see [`SearchHit::score`]).
     pub score: u64,
+    /// Its types (at most [`MAX_TYPES`]), when asked for (`--types`, `types=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub types: Option<Vec<String>>,
 }
 
 impl SearchOutput {
     /// The output for `query`'s answer, with what reading it cost.
     pub fn new(query: &str, answer: &SearchAnswer, rounds: u64, requests: u64, bytes: u64) -> Self {
-        Self { query: query.to_owned(), results: answer.hits.iter().map(SearchResult::from_hit).collect(), cut: answer.cut, rounds, requests, bytes }
+        Self { query: query.to_owned(), results: answer.hits.iter().map(SearchResult::from_hit).collect(), cut: answer.cut, types_cut: answer.types_cut, rounds, requests, bytes }
     }
 }
 
@@ -158,7 +174,7 @@ impl SearchResult {
             Term::Literal(literal) => (literal.value().to_owned(), literal.language().unwrap_or_default().to_owned()),
             other => (other.to_string(), String::new()),
         };
-        Self { iri, label, lang, score: hit.score }
+        Self { iri, label, lang, score: hit.score, types: hit.types.clone() }
     }
 }
 
@@ -182,10 +198,13 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
     }
     let languages = request.lang.as_deref().map(|lang| root.language_ranges(lang));
     if languages.as_ref().is_some_and(Vec::is_empty) {
-        return Ok(SearchAnswer { hits: Vec::new(), cut: request.words_dropped });
+        return Ok(SearchAnswer { hits: Vec::new(), cut: request.words_dropped, types_cut: false });
     }
     let plans: Vec<WordPlan> = request.words.iter().map(|word| WordPlan::new(&root, word)).collect();
+    // rdf:type's id, when types are asked for: its dictionary block in the postings' round.
+    let rdf_type = request.types.then(|| store.term_id(oxrdf::vocab::rdf::TYPE.into()));
     let blocks = all_or_missing(plans.iter().flat_map(|plan| plan.blocks.clone()), |n| store.search_block(n))?;
+    let rdf_type = rdf_type.transpose()?.flatten();
     let matches: Vec<WordMatches> = plans.iter().map(|plan| plan.matches(&blocks)).collect();
     let Some(driver) = driver(&matches) else { return Ok(SearchAnswer::default()) };
     let query_chars = request.words.iter().map(|w| w.word.chars().count() as u64 + 1).sum::<u64>() - 1;
@@ -195,7 +214,13 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
     let named = if needs_text { request.limit.saturating_mul(CHECK_FACTOR) } else { request.limit };
     let mut cut = request.words_dropped || matches.iter().any(|m| !m.complete);
     candidates.truncate(named);
-    let terms = all_or_missing(candidates.iter().flat_map(|c| [c.posting.subject, c.posting.label]), |id| store.term(id))?;
+    // The candidates' types, their PSO blocks in the names' round.
+    let subjects: Vec<TermId> = candidates.iter().map(|c| c.posting.subject).collect();
+    let types = rdf_type.map(|id| names::find_types(store, id, &subjects, MAX_TYPES));
+    let terms = all_or_missing(candidates.iter().flat_map(|c| [c.posting.subject, c.posting.label]), |id| store.term(id));
+    let (terms, types) = (terms?, types.transpose()?);
+    let subject_types = |id: TermId| request.types.then(|| types.as_ref().and_then(|(found, _)| found.get(&id).cloned()).unwrap_or_default());
+    let types_cut = types.as_ref().is_some_and(|(_, cut)| *cut);
     let mut hits = Vec::new();
     for candidate in candidates {
         let (Some(subject), Some(label @ Term::Literal(literal))) = (terms.get(&candidate.posting.subject), terms.get(&candidate.posting.label)) else { continue };
@@ -204,7 +229,7 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
             continue;
         }
         let whole = request.words.iter().all(|w| words.contains(&w.word));
-        hits.push(SearchHit { subject: subject.clone(), label: label.clone(), score: candidate.score + if whole { WHOLE_WORD_BONUS } else { 0 } });
+        hits.push(SearchHit { subject: subject.clone(), label: label.clone(), score: candidate.score + if whole { WHOLE_WORD_BONUS } else { 0 }, types: subject_types(candidate.posting.subject) });
     }
     hits.sort_by(|a, b| b.score.cmp(&a.score));
     // When every named candidate was a hit, more may have followed.
@@ -213,7 +238,7 @@ pub fn search<S: RangeSource>(store: &Store<S>, request: &SearchRequest) -> Resu
     } else if needs_text && hits.len() == named {
         cut = true;
     }
-    Ok(SearchAnswer { hits, cut })
+    Ok(SearchAnswer { hits, cut, types_cut })
 }
 
 /// Which posting blocks one word reads, and how.

@@ -12,11 +12,12 @@ use std::io::Write;
 use std::path::Path;
 
 /// Searches the file at `location`.
-pub fn search_location(location: &Path, query: &str, lang: Option<&str>, limit: usize) -> Result<SearchOutput> {
+pub fn search_location(location: &Path, query: &str, lang: Option<&str>, limit: usize, types: bool) -> Result<SearchOutput> {
     if limit == 0 || limit > MAX_LIMIT {
         return Err(UsageError(format!("--limit {limit} is out of range; give 1 to {MAX_LIMIT}")).into());
     }
-    let request = SearchRequest::typed(query, lang, limit);
+    let mut request = SearchRequest::typed(query, lang, limit);
+    request.types = types;
     let location = Location::open(location)?;
     let (store, opened) = location.open_in_rounds(super::CACHE_BYTES)?;
     let (answer, stats) = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| search(store, &request))
@@ -27,8 +28,8 @@ pub fn search_location(location: &Path, query: &str, lang: Option<&str>, limit: 
 }
 
 /// `rete search`: searches and prints.
-pub fn run(location: &Path, query: &str, lang: Option<&str>, limit: usize, json: bool, mut out: impl Write) -> Result<()> {
-    let output = search_location(location, query, lang, limit)?;
+pub fn run(location: &Path, query: &str, lang: Option<&str>, limit: usize, types: bool, json: bool, mut out: impl Write) -> Result<()> {
+    let output = search_location(location, query, lang, limit, types)?;
     if json {
         serde_json::to_writer(&mut out, &output)?;
         writeln!(out)?;
@@ -36,7 +37,8 @@ pub fn run(location: &Path, query: &str, lang: Option<&str>, limit: usize, json:
     }
     for result in &output.results {
         let lang = if result.lang.is_empty() { String::new() } else { format!("@{}", result.lang) };
-        writeln!(out, "{:>4}  {}{lang}  <{}>", result.score, result.label, result.iri)?;
+        let types = result.types.as_ref().map(|types| types.iter().map(|t| format!(" a <{t}>")).collect::<String>()).unwrap_or_default();
+        writeln!(out, "{:>4}  {}{lang}  <{}>{types}", result.score, result.label, result.iri)?;
     }
     let cut = if output.cut { " (cut: a word is too common to list every hit)" } else { "" };
     writeln!(out, "{} results{cut}; {} rounds, {} requests, {} bytes", output.results.len(), output.rounds, output.requests, output.bytes)?;

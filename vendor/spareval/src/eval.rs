@@ -1581,6 +1581,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     .collect::<Result<Vec<_>, QueryEvaluationError>>()?;
                 Rc::new(move |from| {
                     let mut errors = Vec::default();
+                    // rete: each solution's sort keys are computed once, not twice per
+                    // comparison (each computation may decode a term from the store).
                     let mut values = child(from)
                         .filter_map(|result| match result {
                             Ok(result) => Some(result),
@@ -1589,31 +1591,35 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 None
                             }
                         })
+                        .map(|tuple| {
+                            let keys = by
+                                .iter()
+                                .map(|comp| match comp {
+                                    ComparatorFunction::Asc(expression)
+                                    | ComparatorFunction::Desc(expression) => expression(&tuple),
+                                })
+                                .collect::<Vec<_>>();
+                            (keys, tuple)
+                        })
                         .collect::<Vec<_>>();
-                    values.sort_unstable_by(|a, b| {
-                        for comp in &by {
-                            match comp {
-                                ComparatorFunction::Asc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Greater,
-                                        Ordering::Less => return Ordering::Less,
-                                        Ordering::Equal => (),
-                                    }
-                                }
-                                ComparatorFunction::Desc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Less,
-                                        Ordering::Less => return Ordering::Greater,
-                                        Ordering::Equal => (),
-                                    }
+                    values.sort_unstable_by(|(a, _), (b, _)| {
+                        for (comp, (a, b)) in by.iter().zip(a.iter().zip(b)) {
+                            let ordering = cmp_terms(a.as_ref(), b.as_ref());
+                            match (comp, ordering) {
+                                (_, Ordering::Equal) => (),
+                                (ComparatorFunction::Asc(_), ordering) => return ordering,
+                                (ComparatorFunction::Desc(_), ordering) => {
+                                    return ordering.reverse();
                                 }
                             }
                         }
                         Ordering::Equal
                     });
-                    Box::new(errors.into_iter().chain(values.into_iter().map(Ok)))
+                    Box::new(
+                        errors
+                            .into_iter()
+                            .chain(values.into_iter().map(|(_, tuple)| Ok(tuple))),
+                    )
                 })
             }
             GraphPattern::Distinct { inner } => {

@@ -135,6 +135,29 @@ fn zero_length_path_between_variables_stays_in_the_graph() {
     assert_eq!(select(&empty, "SELECT * { VALUES ?v { <a> } ?v <p>* <a> }"), ["?v=<http://example.org/a>"]);
 }
 
+#[test]
+fn order_by_computes_each_key_once() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let data: Dataset = (0..100)
+        .map(|i| Quad::new(iri(&format!("x{i}")), iri("p"), Literal::from((i * 37) % 100), GraphName::DefaultGraph))
+        .collect();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let key = iri("key");
+    let evaluator = QueryEvaluator::new().with_custom_function(key.clone(), move |args| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        args.first().cloned()
+    });
+    let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query("SELECT ?o { ?x <p> ?o } ORDER BY DESC(<key>(?o))").unwrap();
+    let QueryResults::Solutions(solutions) = evaluator.prepare(&query).execute(&data).unwrap() else { panic!("not a SELECT") };
+    let order: Vec<String> = solutions.map(|s| s.unwrap().get("o").unwrap().to_string()).collect();
+    let expected: Vec<String> = (0..100).rev().map(|i| Literal::from(i).to_string()).collect();
+    assert_eq!(order, expected);
+    // Upstream evaluated the key twice per comparison: hundreds of calls for 100 solutions.
+    assert_eq!(calls.load(Ordering::Relaxed), 100);
+}
+
 #[cfg(feature = "sparql-12")]
 #[test]
 fn triple_term_patterns_use_terms_not_values() {

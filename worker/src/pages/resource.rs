@@ -1,11 +1,14 @@
 //! The resource page (`/{ds}/resource?iri=` as HTML): the resource's label
 //! and types, then its outgoing and incoming links a page at a time, with
-//! links to the previous and next pages and to the RDF forms. Entirely
-//! server-rendered: the page is whole without JavaScript.
+//! links to the previous and next pages and to the RDF forms. Predicates and
+//! linked resources are shown by name (label or prefixed name, [`Names`]),
+//! the full IRI on hover and in the link. Entirely server-rendered: the page
+//! is whole without JavaScript.
 
 use super::layout::{self, Kind};
-use super::term::{encode_param, escape, iri_link, owned_term, query_href, term};
+use super::term::{encode_param, escape, named_term, predicate_link, query_href};
 use oxrdf::{Literal, NamedOrBlankNode, Term, Triple};
+use rete_core::search::names::Names;
 use std::fmt::Write as _;
 
 /// Predicates whose literal names a resource, the preferred first.
@@ -34,6 +37,8 @@ pub struct View<'a> {
     pub format_param: &'a str,
     /// Whether a next page exists.
     pub more: bool,
+    /// How IRIs are shown.
+    pub names: &'a Names,
 }
 
 /// Whether `iri` is the triple's subject.
@@ -62,10 +67,11 @@ impl View<'_> {
     /// The whole page.
     pub fn html(&self) -> String {
         let name = self.dataset;
-        let title = label(self.iri, self.triples).unwrap_or(self.iri);
+        let found = self.names.label(self.iri).map(|l| l.text.as_str());
+        let title = label(self.iri, self.triples).or(found).unwrap_or(self.iri);
         let mut out = layout::head(title, Some(name), Kind::Resource);
         let _ = writeln!(out, "<p class=\"iri\"><code>{}</code></p>", escape(self.iri));
-        let types: Vec<String> = self.triples.iter().filter(|(t, out)| *out && t.predicate.as_str() == RDF_TYPE).map(|(t, _)| owned_term(name, &t.object)).collect();
+        let types: Vec<String> = self.triples.iter().filter(|(t, out)| *out && t.predicate.as_str() == RDF_TYPE).map(|(t, _)| named_term(name, t.object.as_ref(), self.names)).collect();
         if !types.is_empty() {
             let _ = writeln!(out, "<p class=\"types\">Type: {}</p>", types.join(", "));
         }
@@ -95,9 +101,9 @@ impl View<'_> {
             for t in &outgoing {
                 out.push_str("<tr>");
                 if several {
-                    let _ = write!(out, "<td>{}</td>", term(name, t.subject.as_ref().into()));
+                    let _ = write!(out, "<td>{}</td>", named_term(name, t.subject.as_ref().into(), self.names));
                 }
-                let _ = writeln!(out, "<td>{}</td><td>{}</td></tr>", iri_link(name, t.predicate.as_str()), owned_term(name, &t.object));
+                let _ = writeln!(out, "<td>{}</td><td>{}</td></tr>", predicate_link(name, t.predicate.as_str(), self.names), named_term(name, t.object.as_ref(), self.names));
             }
             out.push_str("</tbody></table></div>");
         }
@@ -108,7 +114,7 @@ impl View<'_> {
         } else {
             out.push_str("<div class=\"scroll\"><table class=\"links\"><thead><tr><th scope=\"col\">subject</th><th scope=\"col\">predicate</th></tr></thead><tbody>\n");
             for t in &incoming {
-                let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", term(name, t.subject.as_ref().into()), iri_link(name, t.predicate.as_str()));
+                let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", named_term(name, t.subject.as_ref().into(), self.names), predicate_link(name, t.predicate.as_str(), self.names));
             }
             out.push_str("</tbody></table></div>");
         }
@@ -148,10 +154,14 @@ mod tests {
             (triple(s, RDF_TYPE, NamedNode::new_unchecked("http://x/Unit").into()), true),
             (triple("http://x/q", "http://x/unit", NamedNode::new_unchecked(s).into()), false),
         ];
-        let view = View { dataset: "ds", iri: s, page: 2, triples: &triples, base: "/ds/resource?iri=x", format_param: "", more: true };
+        let mut names = Names::new(&[rete_core::format::card::Namespace { prefix: "x".into(), iri: "http://x/".into(), terms: 3 }]);
+        names.insert_label("http://x/q", rete_core::search::names::Label { text: "speed".into(), lang: String::new() });
+        let view = View { dataset: "ds", iri: s, page: 2, triples: &triples, base: "/ds/resource?iri=x", format_param: "", more: true, names: &names };
         let html = view.html();
         assert!(html.contains("<h1>kilometre per hour</h1>"), "{html}");
-        assert!(html.contains("Type: <a class=\"iri\" href=\"/ds/resource?iri=http%3A%2F%2Fx%2FUnit\">"), "{html}");
+        assert!(html.contains("Type: <a class=\"iri named\" href=\"/ds/resource?iri=http%3A%2F%2Fx%2FUnit\" title=\"http://x/Unit\">x:Unit</a>"), "{html}");
+        assert!(html.contains(r#"title="http://www.w3.org/2000/01/rdf-schema#label">rdfs:label</a>"#), "{html}");
+        assert!(html.contains(r#"title="http://x/q">speed</a></td><td><a class="iri named" href="/ds/resource?iri=http%3A%2F%2Fx%2Funit" title="http://x/unit">x:unit</a>"#), "{html}");
         assert!(html.contains("<span class=\"dt\">@de</span>"));
         assert!(html.contains("rel=\"prev\" href=\"/ds/resource?iri=x&amp;page=1\"") && html.contains("rel=\"next\" href=\"/ds/resource?iri=x&amp;page=3\""), "{html}");
         assert!(html.contains("Incoming links (1)"));

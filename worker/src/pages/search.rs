@@ -79,8 +79,9 @@ mod tests {
     fn hits_link_to_their_resource_pages_and_text_is_escaped() {
         let output = SearchOutput {
             query: "linc <b>".into(),
-            results: vec![SearchResult { iri: "http://example.org/a?b=1&c".into(), label: "Lincoln <Abe>".into(), lang: "en".into(), score: 40 }],
+            results: vec![SearchResult { iri: "http://example.org/a?b=1&c".into(), label: "Lincoln <Abe>".into(), lang: "en".into(), score: 40, types: None }],
             cut: true,
+            types_cut: false,
             rounds: 3,
             requests: 4,
             bytes: 5_000,

@@ -1,8 +1,10 @@
 //! The pieces every page is made of: escaping, URLs of the Worker's own
 //! views, numbers for people, and RDF terms as table cells whose IRIs link
-//! to their resource view.
+//! to their resource view, shown by name ([`Names`]: a label or a prefixed
+//! name, the full IRI on hover and in the link) where the page knows one.
 
 use oxrdf::{Term, TermRef, Triple};
+use rete_core::search::names::Names;
 use std::fmt::Write;
 
 /// Escapes text for HTML element content and attribute values.
@@ -41,6 +43,24 @@ pub fn iri_link(dataset: &str, iri: &str) -> String {
     format!(r#"<a class="iri" href="{}">{}</a>"#, escape(&resource_href(dataset, iri)), escape(iri))
 }
 
+/// A link to an IRI's resource view showing `name`, the IRI on hover.
+fn named_link(dataset: &str, iri: &str, name: Option<String>) -> String {
+    match name {
+        Some(name) => format!(r#"<a class="iri named" href="{}" title="{}">{}</a>"#, escape(&resource_href(dataset, iri)), escape(iri), escape(&name)),
+        None => iri_link(dataset, iri),
+    }
+}
+
+/// A link to a resource, shown by its label or prefixed name.
+pub fn resource_link(dataset: &str, iri: &str, names: &Names) -> String {
+    named_link(dataset, iri, names.resource(iri))
+}
+
+/// A link to a predicate, shown by its prefixed name or label.
+pub fn predicate_link(dataset: &str, iri: &str, names: &Names) -> String {
+    named_link(dataset, iri, names.predicate(iri))
+}
+
 /// An integer with thin-space thousands separators (`55 541`), for reading.
 pub fn count(value: u64) -> String {
     let digits = value.to_string();
@@ -72,15 +92,20 @@ pub fn bytes(value: u64) -> String {
 /// A term for a table cell: IRIs link to their resource view, literals show
 /// their language or (when not xsd:string) their datatype.
 pub fn term(dataset: &str, term: TermRef<'_>) -> String {
+    named_term(dataset, term, &Names::default())
+}
+
+/// A term for a table cell, IRIs (datatypes too) shown by name.
+pub fn named_term(dataset: &str, term: TermRef<'_>, names: &Names) -> String {
     match term {
-        TermRef::NamedNode(node) => iri_link(dataset, node.as_str()),
+        TermRef::NamedNode(node) => resource_link(dataset, node.as_str(), names),
         TermRef::BlankNode(node) => format!("<code>_:{}</code>", escape(node.as_str())),
         TermRef::Literal(literal) => {
             let mut cell = format!(r#"<span class="lit">{}</span>"#, escape(literal.value()));
             if let Some(language) = literal.language() {
                 let _ = write!(cell, r#" <span class="dt">@{}</span>"#, escape(language));
             } else if literal.datatype() != oxrdf::vocab::xsd::STRING {
-                let _ = write!(cell, r#" <span class="dt">^^{}</span>"#, iri_link(dataset, literal.datatype().as_str()));
+                let _ = write!(cell, r#" <span class="dt">^^{}</span>"#, resource_link(dataset, literal.datatype().as_str(), names));
             }
             if let Some(direction) = literal.direction() {
                 let _ = write!(cell, r#"<span class="dt">--{direction}</span>"#);
@@ -90,9 +115,9 @@ pub fn term(dataset: &str, term: TermRef<'_>) -> String {
         // An RDF 1.2 triple term, its parts shown (and linked) like any term.
         TermRef::Triple(triple) => format!(
             r#"<span class="triple">&lt;&lt;( {} {} {} )&gt;&gt;</span>"#,
-            term(dataset, triple.subject.as_ref().into()),
-            term(dataset, triple.predicate.as_ref().into()),
-            term(dataset, triple.object.as_ref())
+            named_term(dataset, triple.subject.as_ref().into(), names),
+            named_term(dataset, triple.predicate.as_ref().into(), names),
+            named_term(dataset, triple.object.as_ref(), names)
         ),
     }
 }
@@ -122,6 +147,20 @@ mod tests {
         let node = oxrdf::NamedNode::new_unchecked("http://x/a?b=c&d");
         let cell = term("ds", node.as_ref().into());
         assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fa%3Fb%3Dc%26d"), "{cell}");
+    }
+
+    #[test]
+    fn named_links_keep_the_iri() {
+        let mut names = Names::new(&[]);
+        names.insert_label("http://x/a", rete_core::search::names::Label { text: "Alice <A>".into(), lang: "en".into() });
+        let node = oxrdf::NamedNode::new_unchecked("http://x/a");
+        let cell = named_term("ds", node.as_ref().into(), &names);
+        assert_eq!(cell, r#"<a class="iri named" href="/ds/resource?iri=http%3A%2F%2Fx%2Fa" title="http://x/a">Alice &lt;A&gt;</a>"#);
+        let label = "http://www.w3.org/2000/01/rdf-schema#label";
+        assert!(predicate_link("ds", label, &names).contains(&format!(r#"title="{label}">rdfs:label</a>"#)));
+        let typed = oxrdf::Literal::new_typed_literal("3", oxrdf::vocab::xsd::INTEGER);
+        assert!(named_term("ds", typed.as_ref().into(), &names).contains(">xsd:integer</a>"));
+        assert_eq!(resource_link("ds", "http://y/b", &names), iri_link("ds", "http://y/b"), "no name: the IRI");
     }
 
     #[test]

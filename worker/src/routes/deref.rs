@@ -16,6 +16,7 @@ use crate::session::Session;
 use oxrdf::{NamedNode, NamedNodeRef, Term, TermRef, Triple};
 use rete_core::read::{GraphFilter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES};
 use rete_core::results::ResultFormat;
+use rete_core::search::names::{self, Labels, Names};
 use rete_core::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -31,10 +32,15 @@ const MAX_HASH_IRIS: usize = 100;
 struct Page {
     triples: Vec<(Triple, bool)>,
     more: bool,
+    /// The page's terms by id, and the labels found for them (when asked).
+    terms: HashMap<TermId, Term>,
+    labels: Labels,
 }
 
-/// The page of `iris`' links at `offset`, at most `limit` triples.
-fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, limit: u64) -> Result<Page, ReadError> {
+/// The page of `iris`' links at `offset`, at most `limit` triples; with
+/// `label_predicates`, the labels of the page's IRIs too, their PSO blocks
+/// read in the same round as the page's terms.
+fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, limit: u64, label_predicates: Option<&[TermId]>) -> Result<Page, ReadError> {
     let mut first_error = None;
     let mut ids = Vec::new();
     for iri in iris {
@@ -89,7 +95,11 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
     let mut ids: Vec<TermId> = keys.iter().flat_map(|([s, p, o], _)| [*s, *p, *o]).collect();
     ids.sort_unstable();
     ids.dedup();
+    // Linked resources first, then predicates: they are named in this order when the bounds cut.
+    let linked: Vec<TermId> = keys.iter().map(|([s, _, o], out)| if *out { *o } else { *s }).chain(keys.iter().map(|([_, p, _], _)| *p)).collect();
+    let labels = label_predicates.map_or(Ok(Labels::default()), |predicates| names::find_labels(store, predicates, &linked, None));
     let terms: HashMap<TermId, Term> = ids.iter().copied().zip(store.terms(&ids)?).collect();
+    let labels = labels?;
     let mut triples = Vec::with_capacity(keys.len());
     for ([s, p, o], outgoing) in keys {
         let (Some(Term::NamedNode(predicate)), Some(object)) = (terms.get(&p), terms.get(&o)) else { continue };
@@ -100,7 +110,7 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
         };
         triples.push((Triple::new(subject, predicate.clone(), object.clone()), outgoing));
     }
-    Ok(Page { triples, more })
+    Ok(Page { triples, more, terms, labels })
 }
 
 /// The IRIs `iri#…` of the dataset (a hash-IRI document's resources), at most `max`.
@@ -139,7 +149,7 @@ pub async fn base_iri(ctx: &Ctx, name: &str, iri: &str) -> Result<Reply, HttpErr
         let (has_triples, hashes) = session
             .run(async |store| {
                 let hashes = hash_iris(store, iri, MAX_HASH_IRIS);
-                let has = collect(store, std::slice::from_ref(&node), 0, 1).map(|page| !page.triples.is_empty());
+                let has = collect(store, std::slice::from_ref(&node), 0, 1, None).map(|page| !page.triples.is_empty());
                 Ok::<_, ReadError>((has?, hashes?))
             })
             .await??;
@@ -185,7 +195,22 @@ impl View<'_> {
     async fn render_with(&self, ctx: &Ctx, session: &mut Session, iris: &[NamedNode], base: String) -> Result<Reply, HttpError> {
         let limit = ctx.config.resource_page_triples;
         let offset = (self.page - 1).saturating_mul(limit);
-        let page = session.run(async |store| collect(store, iris, offset, limit)).await??;
+        let html = self.format == Format::Html;
+        let (page, mut names) = session
+            .run(async |store| {
+                // The page names IRIs: the card's namespaces, the label predicates' ids (their
+                // dictionary blocks in the round of the IRI's), then labels through PSO.
+                let card = if html { Some(store.card()?) } else { None };
+                let predicates = card.as_ref().map(|card| names::term_ids(store, &names::label_predicate_iris(card)));
+                let found: Option<Vec<TermId>> = predicates.as_ref().and_then(|r| r.as_ref().ok()).map(|ids| ids.iter().flatten().copied().collect());
+                let page = collect(store, iris, offset, limit, found.as_deref());
+                if let Some(Err(error)) = predicates {
+                    return Err(error);
+                }
+                Ok((page?, Names::new(card.as_ref().map_or(&[], |c| c.namespaces.as_slice()))))
+            })
+            .await??;
+        names.add_labels(page.terms.iter().map(|(id, term)| (*id, term)), &page.labels);
         if page.triples.is_empty() {
             return Err(HttpError::NotFound(if self.page == 1 {
                 format!("<{}> has no triples in {}", self.iri, self.name)
@@ -216,7 +241,7 @@ impl View<'_> {
                 bytes.extend(triples_to_bytes(&triples, format, &[]).map_err(|e| HttpError::Internal(format!("writing the view failed: {e}")))?);
                 bytes
             }
-            _ => pages::resource::View { dataset: self.name, iri: &self.iri, page: self.page, triples: &page.triples, base: &base, format_param: &format_param, more: page.more }.html().into_bytes(),
+            _ => pages::resource::View { dataset: self.name, iri: &self.iri, page: self.page, triples: &page.triples, base: &base, format_param: &format_param, more: page.more, names: &names }.html().into_bytes(),
         };
         let mut reply = Reply::ok(self.format, bytes);
         if let Some(next) = next {

@@ -5,6 +5,7 @@ pub mod dataset;
 pub mod deref;
 pub mod graph;
 pub mod index;
+pub mod labels;
 pub mod search;
 pub mod sparql;
 pub mod summary;

@@ -1,4 +1,4 @@
-//! `/{ds}/search?q=&lang=&limit=`: resources found by name through the
+//! `/{ds}/search?q=&lang=&limit=[&types=1]`: resources found by name through the
 //! file's label search index (FORMAT.md §12). The JSON is `rete search
 //! --json`'s (core's [`SearchOutput`]), its counters this request's; the
 //! HTML page is the site's search page, whole without JavaScript (its form
@@ -24,6 +24,8 @@ struct Params {
     /// Only labels in this language (`""`: labels without a tag).
     lang: Option<String>,
     limit: usize,
+    /// Whether to list each hit's types (`types=1`).
+    types: bool,
 }
 
 impl Params {
@@ -38,7 +40,12 @@ impl Params {
             None => DEFAULT_LIMIT,
             Some(text) => text.parse().ok().filter(|n| (1..=MAX_LIMIT).contains(n)).ok_or_else(|| HttpError::BadRequest(format!("limit={text:?} is out of range; give 1 to {MAX_LIMIT}")))?,
         };
-        Ok(Self { query, lang: ctx.param("lang"), limit })
+        let types = match ctx.param("types").as_deref() {
+            None | Some("0" | "false") => false,
+            Some("1" | "true") => true,
+            Some(other) => return Err(HttpError::BadRequest(format!("types={other:?}: give types=1 to list each hit's types, or leave it out"))),
+        };
+        Ok(Self { query, lang: ctx.param("lang"), limit, types })
     }
 }
 
@@ -64,12 +71,13 @@ pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
         return Err(HttpError::BadRequest(format!("give the words to search for: /{name}/search?q=words (every word matches as a prefix; lang= and limit= optional)")));
     }
     let lang_part = params.lang.as_deref().map_or_else(|| "any".to_owned(), |lang| format!("lang:{lang}"));
-    let etag_parts = ["search", format.name(), params.query.as_deref().unwrap_or(""), &lang_part, &params.limit.to_string()];
+    let etag_parts = ["search", format.name(), params.query.as_deref().unwrap_or(""), &lang_part, &params.limit.to_string(), if params.types { "types" } else { "" }];
     preamble::serve(ctx, name, &etag_parts, async |mut session| {
         let Some(query) = &params.query else {
             return Ok(Reply::ok(format, pages::search::page(name, None, &params.lang, params.limit).into_bytes()));
         };
-        let request = SearchRequest::typed(query, params.lang.as_deref(), params.limit);
+        let mut request = SearchRequest::typed(query, params.lang.as_deref(), params.limit);
+        request.types = params.types;
         let answer = session.run(async |store| search(store, &request)).await?.map_err(|error| match error {
             SearchError::NoIndex => HttpError::NotFound(format!("dataset {name:?} has no search index: it was built with --no-search or by an older rete; rebuild and publish it to search it")),
             SearchError::Read(error) => error.into(),

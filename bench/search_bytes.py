@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Where the bytes of a file's label search index go (FORMAT.md §12; docs/BENCHMARK.md "Label search").
+
+Reads the SEARCH root and every posting block of FILE (zstd through the `zstd` command), and splits
+the decompressed bytes of the blocks into their fields: word keys (front-coded), prefix-list keys,
+the counts, and the four posting columns (label id deltas, subject ids, weights, lengths). Then
+says how well each column compresses alone (zstd at the format's level 9, and at 19), to tell what
+a later layout could shrink: the sealed size is what the file pays.
+
+Usage: bench/search_bytes.py FILE.rete
+"""
+import json, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RETE = os.path.join(ROOT, "target", "release", "rete")
+
+
+def varint(data, pos):
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def put_varint(out, value):
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def zstd(data, level, decompress=False):
+    args = ["zstd", "-q", "-c"] + (["-d"] if decompress else [f"-{level}", "--ultra" if level > 19 else "-q"])
+    return subprocess.run(args, input=bytes(data), capture_output=True, check=True).stdout
+
+
+def main():
+    path = sys.argv[1]
+    info = json.loads(subprocess.run([RETE, "inspect", path, "--json"], capture_output=True, check=True, text=True).stdout)
+    sections = {s["kind"]: s for s in info["sections"]}
+    data = open(path, "rb").read()
+    root_section, blocks_section = sections["SEARCH"], sections["SEARCH BLOCKS"]
+    root = zstd(data[root_section["offset"]:root_section["offset"] + root_section["length"]], 0, decompress=True)
+    pos = 0
+    layout, pos = varint(root, pos)
+    entry_count, pos = varint(root, pos)
+    word_count, pos = varint(root, pos)
+    posting_count, pos = varint(root, pos)
+    _prefix_list_length, pos = varint(root, pos)
+    predicates, pos = varint(root, pos)
+    for _ in range(predicates):
+        _, pos = varint(root, pos)
+    languages, pos = varint(root, pos)
+    for _ in range(languages):
+        n, pos = varint(root, pos)
+        pos += n
+        _, pos = varint(root, pos)
+        _, pos = varint(root, pos)
+    _depth, pos = varint(root, pos)
+    count, pos = varint(root, pos)
+    first, pos = varint(root, pos)
+    lengths = []
+    for _ in range(count):
+        length, pos = varint(root, pos)
+        _keys, pos = varint(root, pos)
+        _shared, pos = varint(root, pos)
+        n, pos = varint(root, pos)
+        pos += n
+        lengths.append(length)
+
+    columns = {name: bytearray() for name in ["word keys", "prefix-list keys", "counts", "label id deltas", "subject ids", "weights", "lengths"]}
+    postings = {"word": 0, "prefix list": 0}
+    offset = blocks_section["offset"] + first
+    raw_total = 0
+    for length in lengths:
+        sealed = data[offset:offset + length]
+        offset += length
+        raw = zstd(sealed[:-4], 0, decompress=True)
+        raw_total += len(raw)
+        p = 0
+        keys, p = varint(raw, p)
+        for _ in range(keys):
+            start = p
+            _shared, p = varint(raw, p)
+            n, p = varint(raw, p)
+            suffix = raw[p:p + n]
+            p += n
+            is_list = suffix.endswith(b"\x00")
+            columns["prefix-list keys" if is_list else "word keys"].extend(raw[start:p])
+            start = p
+            stored2, p = varint(raw, p)
+            if stored2 & 1:
+                _total, p = varint(raw, p)
+            columns["counts"].extend(raw[start:p])
+            stored = stored2 >> 1
+            postings["prefix list" if is_list else "word"] += stored
+            for column in ["label id deltas", "subject ids", "weights", "lengths"]:
+                start = p
+                for _ in range(stored):
+                    _, p = varint(raw, p)
+                columns[column].extend(raw[start:p])
+    sealed_total = blocks_section["length"]
+    print(f"{path}: {info['file_bytes']:,} bytes; SEARCH {root_section['length']:,} + SEARCH BLOCKS {sealed_total:,} "
+          f"({(root_section['length'] + sealed_total) / info['file_bytes']:.1%} of the file)")
+    print(f"  {entry_count:,} entries, {word_count:,} words, {posting_count:,} postings under words; stored: "
+          f"{postings['word']:,} under words, {postings['prefix list']:,} in prefix lists; {len(lengths)} blocks, "
+          f"{raw_total:,} bytes decompressed, {sealed_total:,} sealed (level 9)")
+    print(f"  {'field':<18} {'raw':>9} {'share':>6} {'alone, zstd 9':>14} {'alone, zstd 19':>15}")
+    for name, column in columns.items():
+        if not column:
+            continue
+        print(f"  {name:<18} {len(column):>9,} {len(column) / raw_total:>6.1%} {len(zstd(column, 9)):>14,} {len(zstd(column, 19)):>15,}")
+    whole19 = 0
+    offset = blocks_section["offset"] + first
+    for length in lengths:
+        whole19 += len(zstd(zstd(data[offset:offset + length - 4], 0, decompress=True), 19)) + 4
+        offset += length
+    print(f"  the same blocks at zstd 19: {whole19:,} bytes ({whole19 / sealed_total:.1%} of level 9's)")
+
+
+if __name__ == "__main__":
+    main()

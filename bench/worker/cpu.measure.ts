@@ -1,0 +1,182 @@
+// Issue 12 §5: CPU time per request in workerd, cold and warm, for every request of
+// bench/worker/requests.ts. workerd runs a Worker's JavaScript and wasm on its main thread; the
+// CPU it spends per request is read from /proc/PID/task/*/schedstat before and after (bench/
+// worker/workerd.ts), split into the main thread and the others (V8's background compilers, GC
+// helpers, I/O). The process also hosts Miniflare's local R2 and Cache API (Durable Objects), so
+// a request that reads is charged their work too (warm: Miniflare's workers are warmed through a
+// twin isolate of the Worker before the measured isolate's first request); with RETE_CPU_PROFILE=1 V8's sampling profiler
+// on the Worker's own isolate gives its busy time alone. Per request:
+//   startup   CPU of a new workerd from spawn to ready (parse and instantiate the Worker's wasm)
+//   cold      the first request of that new isolate (RETE_BENCH_RUNS new isolates, median)
+//   warm      the same request again on the isolate (median of RETE_BENCH_RUNS, after one more)
+// Cloudflare's Free plan allows 10 ms of CPU per request, Paid 30 s (wrangler.toml).
+// RETE_BENCH_BUILDS="before=DIR,after=worker/build" measures two Worker builds side by side (each
+// sample of one, then the same of the other), a row each.
+// Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts cpu
+// Writes build/worker-bench/cpu.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { expect, test } from "vitest";
+import { counters, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
+import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle } from "./requests.ts";
+import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
+
+const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
+const PROFILE = process.env.RETE_CPU_PROFILE === "1";
+const WARM_CACHE = process.env.RETE_CPU_WARM_CACHE === "1";
+const FREE_PLAN_CPU_MS = 10;
+/** The dataset whose requests warm Miniflare's workers through the twin. */
+const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
+/** The Worker builds measured: [label, directory]. */
+const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
+  const [label, dir] = b.split("=");
+  return [label, resolve(ROOT, dir)];
+});
+
+interface Cpu {
+  main: number;
+  others: number;
+  /** The Worker's isolate alone (V8 profiler), when RETE_CPU_PROFILE=1. */
+  isolate?: number;
+}
+
+/** A Worker in its own workerd, with the pid to watch and its inspector. */
+async function isolate(vars: Record<string, string>, build: string) {
+  const before = workerdChildren();
+  const w = await startWorker(vars, { inspector: PROFILE, build, twin: true });
+  const pid = newWorkerd(before);
+  const startup = cpuSplitMs(pid, new Map());
+  const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
+  return { w, pid, startup, inspector };
+}
+
+/** The CPU one request costs, its waitUntil work (cache writes) included. */
+async function measure(w: Worker, pid: number, inspector: Inspector | undefined, request: BenchRequest) {
+  const work = async () => {
+    const r = await w.fetch(request.path, { method: request.method ?? "GET", headers: { accept: ACCEPT }, redirect: "manual" });
+    await r.arrayBuffer();
+    await settle(100);
+    return r;
+  };
+  const before = threadCpu(pid);
+  const { result: r, busyMs } = inspector ? await inspector.busyMs(work) : { result: await work(), busyMs: undefined };
+  const cpu: Cpu = { ...cpuSplitMs(pid, before), isolate: busyMs };
+  expect([200, 204, 303], request.path).toContain(r.status);
+  return { cpu, ...counters(r) };
+}
+
+const ms = (values: number[]) => median(values).toFixed(1);
+const column = (samples: Cpu[], pick: (c: Cpu) => number | undefined) => {
+  const values = samples.map(pick).filter((v): v is number => v !== undefined);
+  return values.length ? ms(values) : "—";
+};
+
+test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", async () => {
+  const lines = [
+    `Load average at the start: ${loadAverage()}. ${WARM_CACHE ? "Cold isolate in a warm location (the Cache API holds the request's pieces). " : "Cold isolate, cold cache. "}Medians of ${RUNS}; CPU ms of workerd's main thread (+ its other threads)${PROFILE ? "; isolate: V8 profiler busy time of the Worker's isolate alone" : ""}.`,
+    "",
+    `| dataset | request | startup | cold: main (+ others) | ${PROFILE ? "cold: isolate | " : ""}warm: main (+ others) | ${PROFILE ? "warm: isolate | " : ""}R2 reads cold | cache calls cold (hits) | plan |`,
+    `| --- | --- | ---: | ---: | ${PROFILE ? "---: | " : ""}---: | ${PROFILE ? "---: | " : ""}---: | ---: | --- |`,
+  ];
+  for (const dataset of DATASETS) {
+    // What any request pays before its route: Miniflare's entry worker, the Worker's fetch handler
+    // (config, URL, headers) and, on a new isolate, the first run of that code.
+    const preflight: BenchRequest = { dataset, name: "OPTIONS preflight (no route work)", path: `/${dataset}/sparql`, method: "OPTIONS" };
+    for (const request of [preflight, ...requestsOf(dataset)]) {
+      const samples = BUILDS.map(() => ({ startups: [] as Cpu[], cold: [] as Cpu[], warm: [] as Cpu[], reads: 0, subrequests: 0, hits: 0 }));
+      for (let run = 0; run < RUNS; run++) {
+        for (const [b, [, build]] of BUILDS.entries()) {
+          const s = samples[b];
+          const { w, pid, startup, inspector } = await isolate({ POINTER_TTL_S: "60" }, build);
+          try {
+            await w.publish(dataset, fileOf(dataset));
+            await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
+            // Miniflare's own workers (entry, local R2, Cache API) start cold too: warm them with
+            // the same request to another dataset, answered by the twin isolate, so that the
+            // measured isolate's cache stays cold and what it pays first is its own.
+            // With RETE_CPU_WARM_CACHE=1 the twin asks the same request of the same dataset: the
+            // measured isolate is then a cold isolate in a warm location (its pieces in the Cache API).
+            const twinPath = WARM_CACHE ? request.path : request.path.replace(`/${dataset}/`, `/${OTHER[dataset]}/`);
+            for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
+            await settle(100);
+            s.startups.push(startup);
+            const first = await measure(w, pid, inspector, request);
+            s.cold.push(first.cpu);
+            s.reads = first.reads;
+            s.subrequests = first.subrequests;
+            s.hits = first.cacheHits;
+            if (run === 0) {
+              await measure(w, pid, inspector, request);
+              for (let i = 0; i < RUNS; i++) s.warm.push((await measure(w, pid, inspector, request)).cpu);
+            }
+          } finally {
+            inspector?.close();
+            await w.dispose();
+          }
+        }
+      }
+      for (const [b, [label]] of BUILDS.entries()) {
+        const { startups, cold, warm, reads, subrequests, hits } = samples[b];
+        const coldMain = median(cold.map((c) => c.main));
+        const warmMain = median(warm.map((c) => c.main));
+        const plan = Math.max(coldMain, warmMain) <= FREE_PLAN_CPU_MS ? "Free" : warmMain <= FREE_PLAN_CPU_MS ? "Free warm, Paid cold" : "Paid";
+        const both = (samples: Cpu[]) => `${column(samples, (c) => c.main)} (+${column(samples, (c) => c.others)})`;
+        const name = label ? `${request.name}, ${label}` : request.name;
+        const line = `| ${dataset} | ${name} | ${column(startups, (c) => c.main + c.others)} | ${both(cold)} | ${PROFILE ? `${column(cold, (c) => c.isolate)} | ` : ""}${both(warm)} | ${PROFILE ? `${column(warm, (c) => c.isolate)} | ` : ""}${reads} | ${subrequests - reads} (${hits}) | ${plan} |`;
+        lines.push(line);
+        console.log(line);
+      }
+    }
+  }
+  lines.push("", `Load average at the end: ${loadAverage()}.`);
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+  writeFileSync(resolve(ROOT, `build/worker-bench/cpu${WARM_CACHE ? "-warm-cache" : ""}.md`), `${lines.join("\n")}\n`);
+  console.log(lines.join("\n"));
+});
+
+/** A JavaScript Worker that only calls the local R2 and Cache API, `n` times in a row. */
+const CALLER = `
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const n = Number(url.searchParams.get("n"));
+    const what = url.searchParams.get("what");
+    for (let i = 0; i < n; i++) {
+      const key = "http://pieces.test/" + i;
+      if (what === "r2") await (await env.BUCKET.get("blob", { range: { offset: i * 16384, length: 16384 } })).arrayBuffer();
+      if (what === "put") await caches.default.put(key, new Response(new Uint8Array(16384), { headers: { "cache-control": "max-age=3600" } }));
+      if (what === "match") await (await caches.default.match(key))?.arrayBuffer();
+    }
+    return new Response("ok");
+  },
+};`;
+
+test("what Miniflare's local R2 and Cache API cost per call", async () => {
+  const { Miniflare } = await import("miniflare");
+  const before = workerdChildren();
+  const mf = new Miniflare({ modules: true, script: CALLER, r2Buckets: { BUCKET: "rete" }, compatibilityDate: "2026-04-26" });
+  await mf.ready;
+  const pid = newWorkerd(before);
+  try {
+    await (await mf.getR2Bucket("BUCKET")).put("blob", new Uint8Array(64 * 16384));
+    const N = 40;
+    const cost = async (what: string, n: number) => {
+      const t = threadCpu(pid);
+      await (await mf.dispatchFetch(`http://x.test/?what=${what}&n=${n}`)).text();
+      await settle(100);
+      return cpuSplitMs(pid, t).main;
+    };
+    const lines = [`Load average: ${loadAverage()}. CPU ms of workerd's main thread per call (16 KiB each), median of 3 runs of ${N} calls, less a request with none.`, "", "| call | ms per call |", "| --- | ---: |"];
+    for (const what of ["r2", "put", "match"]) {
+      await cost(what, N); // warm
+      const per = [];
+      for (let i = 0; i < 3; i++) per.push(((await cost(what, N)) - (await cost(what, 0))) / N);
+      lines.push(`| ${{ r2: "R2 ranged get", put: "Cache API put", match: "Cache API match (hit)" }[what]} | ${median(per).toFixed(2)} |`);
+    }
+    mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+    writeFileSync(resolve(ROOT, "build/worker-bench/cpu-simulators.md"), `${lines.join("\n")}\n`);
+    console.log(lines.join("\n"));
+  } finally {
+    await mf.dispose();
+  }
+});

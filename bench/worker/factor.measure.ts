@@ -1,0 +1,153 @@
+// Issue 14 "In the Worker": the Worker's factor on a warm isolate against the native engine in one
+// process, on the same .rete file and the same queries, side by side in one run. Native:
+// bench_queries --write (open once, each query RETE_BENCH_RUNS times, the answer written into
+// memory as SPARQL JSON or N-Triples as the Worker writes it; median wall and CPU of the query
+// thread). Worker: the built Worker in workerd over Miniflare's local R2, wrangler.toml's [vars]
+// (RETE_WORKER_VARS='{"CACHE_BYTES":"…"}' overrides some); per query one request to warm the
+// isolate, then RETE_BENCH_RUNS more: median wall time as the client sees it (Node → workerd and
+// back; a warm `ASK {}` gives that floor) and median CPU of workerd's main thread, which runs the
+// Worker's wasm (bench/worker/workerd.ts). Target: ≤ 1.5 × native + 5 ms. "warm rounds" > 0: a
+// warm request read blocks again. Datasets: the files bench/query.py builds in build/query-bench/
+// (LUBM(10), CLDR; skipped when missing) and the examples; RETE_FACTOR_ONLY=cldr,qudt picks some.
+// RETE_BENCH_BUILDS="s=DIR,o3=worker/build" measures several Worker builds side by side (a row
+// each). RETE_CPU_PROFILE=1 adds V8's sampling profile of the Worker's isolate over the warm runs:
+// the functions with most self time, by wasm name (build/worker-bench/factor-profile.md; the
+// profiler slows what it watches, so take times from a run without it).
+// Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts factor
+// Writes build/worker-bench/factor.md.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { expect, test } from "vitest";
+import { counters, FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
+import { loadAverage, median, sparqlPath } from "./requests.ts";
+import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
+
+const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
+const VARS: Record<string, string> = JSON.parse(process.env.RETE_WORKER_VARS ?? "{}");
+const ONLY = (process.env.RETE_FACTOR_ONLY ?? "").split(",").filter(Boolean);
+const PROFILE = process.env.RETE_CPU_PROFILE === "1";
+const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
+  const [label, dir] = b.split("=");
+  return [label, resolve(ROOT, dir)];
+});
+const NATIVE = resolve(ROOT, "target/release/examples/bench_queries");
+const QUERY_BENCH = resolve(ROOT, "build/query-bench");
+/** SPARQL JSON for solutions, N-Triples for graphs: both easy to count rows in. */
+const ACCEPT = "application/sparql-results+json, application/n-triples;q=0.9";
+
+const queries = (...dirs: string[]) =>
+  dirs.flatMap((dir) => readdirSync(resolve(ROOT, dir)).filter((f) => f.endsWith(".rq")).sort().map((f) => resolve(ROOT, dir, f)));
+
+/** name, .rete file, queries. */
+const DATASETS: [string, string, string[]][] = [
+  ["lubm-10", resolve(QUERY_BENCH, "lubm-10.rete"), queries("bench/lubm-queries", "bench/lubm-shapes")],
+  ["cldr", resolve(QUERY_BENCH, "cldr.rete"), queries("bench/cldr-queries")],
+  ...["dbpedia-ontology", "qudt", "schema-org"].map((name): [string, string, string[]] => [name, resolve(FILES, `${name}.rete`), queries(`examples/${name}/queries`)]),
+];
+
+/** The rows of an answer: bindings of SPARQL JSON, 1 for a boolean, lines of N-Triples. */
+function rows(body: string, type: string): number {
+  if (type.includes("sparql-results+json")) {
+    const json = JSON.parse(body);
+    return "boolean" in json ? 1 : json.results.bindings.length;
+  }
+  return body.split("\n").filter((l) => l.trim()).length;
+}
+
+/** Native medians per query file: bench_queries over the same file. */
+function native(file: string, qs: string[]): Map<string, { rows: number; median_ms: number; median_cpu_ms: number }> {
+  const out = execFileSync(NATIVE, [file, ...qs, "--runs", String(RUNS), "--write"], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const byQuery = new Map();
+  for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
+    const measured = JSON.parse(line);
+    if (measured.query) byQuery.set(measured.query, measured);
+  }
+  return byQuery;
+}
+
+/** Self time per function over a V8 profile, largest first, as "share% name" lines. */
+function topSelf(profile: { nodes: { callFrame: { functionName: string; url: string }; hitCount: number }[] }, top: number): string[] {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const name = node.callFrame.functionName || `(${node.callFrame.url || "anonymous"})`;
+    if (name === "(idle)") continue;
+    self.set(name, (self.get(name) ?? 0) + node.hitCount);
+    total += node.hitCount;
+  }
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, hits]) => `${((100 * hits) / total).toFixed(1)}% ${name}`);
+}
+
+test("the Worker against the native engine, warm", async () => {
+  if (process.env.RETE_SKIP_BUILD !== "1") {
+    execFileSync("cargo", ["build", "--release", "--quiet", "-p", "rete-publisher", "--example", "bench_queries"], { cwd: ROOT, stdio: "inherit" });
+  }
+  const profiles: string[] = [];
+  const lines = [
+    `Load average at the start: ${loadAverage()}. Worker vars: wrangler.toml's [vars]${Object.keys(VARS).length ? ` with ${JSON.stringify(VARS)}` : ""}; medians of ${RUNS} warm runs; CPU: native query thread, workerd's main thread.`,
+    "",
+    "| dataset | query | rows | native ms (CPU) | Worker warm ms (CPU) | factor, wall | CPU | ≤ 1.5× native + 5 ms, wall (CPU) | warm rounds | status |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",
+  ];
+  for (const [name, file, qs] of DATASETS) {
+    if (!existsSync(file) || (ONLY.length && !ONLY.includes(name))) continue;
+    const measured = native(file, qs);
+    for (const [buildLabel, build] of BUILDS) {
+      const before = workerdChildren();
+      const w = await startWorker({ POINTER_TTL_S: "3600", ...VARS }, { build, inspector: PROFILE });
+      const pid = newWorkerd(before);
+      const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
+      const tag = buildLabel ? `${name}, ${buildLabel}` : name;
+      try {
+        await w.publish(name, file);
+        // label, text, the query file native measured (none for the floor)
+        const requests: [string, string, string | undefined][] = [["(floor) ASK {}", "ASK {}", undefined], ...qs.map((q): [string, string, string] => [basename(q), readFileSync(q, "utf8"), q])];
+        for (const [label, text, q] of requests) {
+          const path = sparqlPath(name, text);
+          const headers = { accept: ACCEPT };
+          await (await w.fetch(`${path}&run=warmup`, { headers })).arrayBuffer();
+          const [times, cpus] = [[] as number[], [] as number[]];
+          let last = { status: "", rows: 0, rounds: 0 };
+          if (inspector) {
+            await inspector.send("Profiler.enable");
+            await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
+            await inspector.send("Profiler.start");
+          }
+          for (let i = 0; i < RUNS; i++) {
+            const [start, cpu] = [performance.now(), threadCpu(pid)];
+            const r = await w.fetch(`${path}&run=${i}`, { headers });
+            const body = await r.text();
+            times.push(performance.now() - start);
+            cpus.push(cpuSplitMs(pid, cpu).main);
+            const limit = r.headers.get("x-rete-limit");
+            last = { status: limit ? `${r.status} ${limit}` : String(r.status), rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds };
+          }
+          if (inspector) {
+            const { profile } = await inspector.send<{ profile: never }>("Profiler.stop");
+            profiles.push(`### ${tag} ${label}`, "", ...topSelf(profile, 25).map((l) => `    ${l}`), "");
+          }
+          const n = q ? measured.get(q) : undefined;
+          const [ms, cpu] = [median(times), median(cpus)];
+          const factor = n ? `${(ms / Math.max(n.median_ms, 1e-3)).toFixed(1)}×` : "—";
+          const cpuFactor = n ? `${(cpu / Math.max(n.median_cpu_ms, 1e-3)).toFixed(1)}×` : "—";
+          const met = n ? `${ms <= 1.5 * n.median_ms + 5 ? "yes" : "no"} (${cpu <= 1.5 * n.median_cpu_ms + 5 ? "yes" : "no"})` : "—";
+          const nativeCell = n ? `${n.median_ms.toFixed(2)} (${n.median_cpu_ms.toFixed(2)})` : "—";
+          const rowCell = n && last.status === "200" && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
+          const line = `| ${tag} | ${label} | ${rowCell} | ${nativeCell} | ${ms.toFixed(2)} (${cpu.toFixed(2)}) | ${factor} | ${cpuFactor} | ${met} | ${last.rounds} | ${last.status} |`;
+          lines.push(line);
+          console.log(line);
+        }
+      } finally {
+        inspector?.close();
+        await w.dispose();
+      }
+    }
+  }
+  lines.push("", `Load average at the end: ${loadAverage()}.`);
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+  writeFileSync(resolve(ROOT, "build/worker-bench/factor.md"), `${lines.join("\n")}\n`);
+  if (PROFILE) writeFileSync(resolve(ROOT, "build/worker-bench/factor-profile.md"), `${profiles.join("\n")}\n`);
+  console.log(lines.join("\n"));
+  expect(lines.length).toBeGreaterThan(4);
+});

@@ -1,0 +1,161 @@
+// Issue 12 §6: the Worker under concurrent load, and its memory over time. One workerd serving
+// HTTP on 127.0.0.1 (never another interface) with wrangler.toml's vars, qudt and schema-org
+// published; RETE_LOAD_CONCURRENCY clients (default "1,4,16,64,128") each send requests of a
+// mixed workload back to back for RETE_LOAD_SECONDS (default 10) per level, at most
+// RETE_LOAD_MAX_REQUESTS (default 20,000) per level. Per level: requests/s, p50/p99 latency,
+// statuses, and errors (anything but the workload's expected status: 200, 303, or the designed
+// 422 of the budget query). Memory, sampled every second over the whole run: workerd's RSS and
+// the isolate's wasm linear memory (x-rete-memory); with RETE_LOAD_HEAP=1, before the first level
+// and after each, the Worker isolate's V8 heap after a full GC (inspector
+// HeapProfiler.collectGarbage, then Runtime.getHeapUsage): what stays.
+// Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts load
+// Writes build/worker-bench/load.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { expect, test } from "vitest";
+import { ROOT, startWorker } from "../../tests/worker/mf.ts";
+import { fileOf, loadAverage, quantiles, sparqlPath } from "./requests.ts";
+import { Inspector, newWorkerd, rssBytes, workerdChildren } from "./workerd.ts";
+
+const LEVELS = (process.env.RETE_LOAD_CONCURRENCY ?? "1,4,16,64,128").split(",").map(Number);
+const SECONDS = Number(process.env.RETE_LOAD_SECONDS ?? 10);
+const MAX_REQUESTS = Number(process.env.RETE_LOAD_MAX_REQUESTS ?? 20_000);
+/** Read the isolate's V8 heap through workerd's inspector (RETE_LOAD_HEAP=1). Off by default:
+ * with workerd's inspector port open, requests of this workload stalled (a dereference never
+ * answered, the isolate idle) within seconds, in every run here (2026-11-26). */
+const HEAP = process.env.RETE_LOAD_HEAP === "1";
+
+const Q = "PREFIX qudt: <http://qudt.org/schema/qudt/> PREFIX unit: <http://qudt.org/vocab/unit/> ";
+/** The workload: [name, path, expected status, weight]. */
+const WORKLOAD: [string, string, number, number][] = [
+  ["one pattern", sparqlPath("qudt", `${Q}SELECT ?p ?o WHERE { unit:KiloM-PER-HR ?p ?o }`), 200, 4],
+  ["BGP of 2", sparqlPath("qudt", `${Q}SELECT ?u WHERE { ?u qudt:symbol "km/h" ; qudt:hasQuantityKind ?k }`), 200, 2],
+  ["ASK", sparqlPath("schema-org", "ASK { <http://schema.org/alumni> <http://schema.org/inverseOf> ?x }"), 200, 1],
+  ["DESCRIBE", sparqlPath("schema-org", "DESCRIBE <http://schema.org/PostalAddress>"), 200, 1],
+  ["card", "/qudt/card", 200, 1],
+  ["summary", "/schema-org/summary", 200, 1],
+  ["resource view", `/qudt/resource?iri=${encodeURIComponent("http://qudt.org/vocab/unit/M")}`, 200, 1],
+  ["dereference", "/schema-org/id/Person", 303, 1],
+  // Every quad of qudt (55,541): more rows than MAX_ROWS_PRODUCED allows → 422 rows-produced.
+  ["over a budget", sparqlPath("qudt", "SELECT * WHERE { ?s ?p ?o }"), 422, 1],
+];
+/** A request that takes longer than this counts as an error (and the level does not hang). */
+const TIMEOUT_MS = 30_000;
+const MIX = WORKLOAD.flatMap((w) => Array(w[3]).fill(w) as (typeof w)[]);
+
+interface Level {
+  concurrency: number;
+  seconds: number;
+  latencies: number[];
+  statuses: Map<number, number>;
+  errors: string[];
+}
+
+async function runLevel(origin: string, concurrency: number): Promise<Level> {
+  const level: Level = { concurrency, seconds: 0, latencies: [], statuses: new Map(), errors: [] };
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  let sent = 0;
+  const client = async (id: number) => {
+    for (let i = id; performance.now() < end && sent < MAX_REQUESTS; i += concurrency) {
+      sent++;
+      const [name, path, expected] = MIX[i % MIX.length];
+      const t = performance.now();
+      try {
+        const r = await fetch(`${origin}${path}`, { headers: { accept: "application/sparql-results+json, application/json;q=0.9, text/turtle;q=0.8" }, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+        await r.arrayBuffer();
+        level.latencies.push(performance.now() - t);
+        level.statuses.set(r.status, (level.statuses.get(r.status) ?? 0) + 1);
+        if (r.status !== expected) level.errors.push(`${name}: ${r.status} (expected ${expected})`);
+      } catch (error) {
+        level.errors.push(`${name}: ${error}${(error as Error).cause ? ` (${(error as Error).cause})` : ""}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, id) => client(id)));
+  level.seconds = (performance.now() - start) / 1000;
+  return level;
+}
+
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+
+test("load and memory", async () => {
+  const before = workerdChildren();
+  const w = await startWorker({ MAX_ROWS_PRODUCED: "5000" }, { inspector: HEAP, port: 0 });
+  const pid = newWorkerd(before);
+  const origin = (await w.mf.ready).origin;
+  expect(new URL(origin).hostname).toBe("127.0.0.1");
+  await w.publish("qudt", fileOf("qudt"));
+  await w.publish("schema-org", fileOf("schema-org"));
+  const t0 = performance.now();
+  const memory: string[] = [];
+  let wasmBytes = 0;
+  const samplerErrors: string[] = [];
+  // The V8 heap is read between levels only, with an inspector session opened for it.
+  const sample = async (label: string, withHeap = false) => {
+    let heap = { usedBytes: Number.NaN, totalBytes: Number.NaN };
+    if (withHeap && HEAP) {
+      const inspector = await Inspector.connect(w.mf);
+      try {
+        await inspector.send("HeapProfiler.collectGarbage");
+        heap = await inspector.heap();
+      } finally {
+        inspector.close();
+      }
+    }
+    try {
+      const r = await fetch(`${origin}/qudt/card`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+      await r.arrayBuffer();
+      wasmBytes = Number(r.headers.get("x-rete-memory"));
+    } catch (error) {
+      // Counted as an error of the run: the sampler is one more client.
+      samplerErrors.push(`${label}: the sampler's card request: ${error}${(error as Error).cause ? ` (${(error as Error).cause})` : ""}`);
+    }
+    const v8 = (bytes: number) => (Number.isNaN(bytes) ? "" : mb(bytes));
+    memory.push(`| ${((performance.now() - t0) / 1000).toFixed(0)} | ${label} | ${mb(rssBytes(pid))} | ${v8(heap.usedBytes)} | ${v8(heap.totalBytes)} | ${mb(wasmBytes)} |`);
+  };
+  const gc = HEAP ? ", after a full GC" : "";
+  await sample(`idle, before any load${gc}`, true);
+  const levels: Level[] = [];
+  try {
+    for (const concurrency of LEVELS) {
+      let running = true;
+      const sampler = (async () => {
+        while (running) {
+          await new Promise((done) => setTimeout(done, 1000));
+          if (running) await sample(`c = ${concurrency}`);
+        }
+      })();
+      const level = await runLevel(origin, concurrency);
+      running = false;
+      await sampler;
+      levels.push(level);
+      await sample(`after c = ${concurrency}${gc}`, true);
+      const { p50, p99 } = { p50: quantiles(level.latencies).p50, p99: [...level.latencies].sort((a, b) => a - b)[Math.ceil(0.99 * level.latencies.length) - 1] };
+      console.log(`c=${concurrency}: ${level.latencies.length} in ${level.seconds.toFixed(1)} s, p50 ${p50.toFixed(1)} p99 ${p99.toFixed(1)}, errors ${level.errors.length}: ${level.errors.slice(0, 5).join("; ")}`);
+    }
+  } finally {
+    await w.dispose();
+  }
+  const lines = [
+    `Load average at the start of the run: see the memory table's first row; at the end: ${loadAverage()}. ${SECONDS} s per level (at most ${MAX_REQUESTS} requests), the load generator in the same machine.`,
+    "",
+    "| concurrency | requests | seconds | requests/s | p50 ms | p99 ms | statuses | errors |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+    ...levels.map((l) => {
+      const sorted = [...l.latencies].sort((a, b) => a - b);
+      const p = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)].toFixed(1);
+      const statuses = [...l.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(", ");
+      return `| ${l.concurrency} | ${l.latencies.length} | ${l.seconds.toFixed(1)} | ${(l.latencies.length / l.seconds).toFixed(0)} | ${p(0.5)} | ${p(0.99)} | ${statuses} | ${l.errors.length} |`;
+    }),
+    "",
+    "| s | when | workerd RSS MiB | isolate V8 heap used MiB | V8 heap size MiB | wasm memory MiB |",
+    "| ---: | --- | ---: | ---: | ---: | ---: |",
+    ...memory,
+  ];
+  const errors = [...levels.flatMap((l) => l.errors), ...samplerErrors];
+  if (errors.length) lines.push("", "Errors (first 20):", ...errors.slice(0, 20).map((e) => `- ${e}`));
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+  writeFileSync(resolve(ROOT, "build/worker-bench/load.md"), `${lines.join("\n")}\n`);
+  console.log(lines.join("\n"));
+});

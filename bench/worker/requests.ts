@@ -1,0 +1,69 @@
+// What the Worker benchmarks ask: per example dataset, the card, the summary, a resource view, a
+// dereference (303, base-IRI mode) and every example query (examples/NAME/queries/*.rq), the
+// same GET URLs a client sends. RETE_BENCH_DATASETS (comma-separated, default all three) and
+// RETE_BENCH_ONLY (a substring of the request's name) narrow them.
+import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { FILES, ROOT } from "../../tests/worker/mf.ts";
+
+export interface BenchRequest {
+  dataset: string;
+  /** "card", "summary", "resource view", "dereference (303)" or the query's file name. */
+  name: string;
+  path: string;
+  /** GET unless said. */
+  method?: string;
+  /** The query's text, for SPARQL requests. */
+  query?: string;
+}
+
+/** A resource each dataset describes, and its local dereference path (wrangler.toml BASE_IRIS). */
+const RESOURCES: Record<string, [string, string]> = {
+  qudt: ["http://qudt.org/vocab/unit/KiloM-PER-HR", "/qudt/id/vocab/unit/KiloM-PER-HR"],
+  "schema-org": ["http://schema.org/Person", "/schema-org/id/Person"],
+  "dbpedia-ontology": ["http://dbpedia.org/ontology/Person", "/dbpedia-ontology/id/Person"],
+};
+
+export const DATASETS = (process.env.RETE_BENCH_DATASETS ?? "qudt,schema-org,dbpedia-ontology").split(",").filter(Boolean);
+
+export const fileOf = (dataset: string) => resolve(FILES, `${dataset}.rete`);
+
+export const sparqlPath = (dataset: string, query: string) => `/${dataset}/sparql?query=${encodeURIComponent(query)}`;
+
+export function requestsOf(dataset: string): BenchRequest[] {
+  const [iri, deref] = RESOURCES[dataset];
+  const dir = resolve(ROOT, "examples", dataset, "queries");
+  const queries = readdirSync(dir).filter((f) => f.endsWith(".rq")).sort();
+  const all: BenchRequest[] = [
+    { dataset, name: "card", path: `/${dataset}/card` },
+    { dataset, name: "summary", path: `/${dataset}/summary` },
+    { dataset, name: "resource view", path: `/${dataset}/resource?iri=${encodeURIComponent(iri)}` },
+    { dataset, name: "dereference (303)", path: deref },
+    ...queries.map((name) => {
+      const query = readFileSync(resolve(dir, name), "utf8");
+      return { dataset, name, path: sparqlPath(dataset, query), query };
+    }),
+  ];
+  const only = process.env.RETE_BENCH_ONLY;
+  return only ? all.filter((r) => r.name.includes(only)) : all;
+}
+
+/** JSON where the route offers it, Turtle for graphs, as a client library asks. */
+export const ACCEPT = "application/sparql-results+json, application/json;q=0.9, text/turtle;q=0.8";
+
+/** p50 and p95 of samples (nearest rank). */
+export function quantiles(samples: number[]): { p50: number; p95: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))];
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+export const median = (samples: number[]) => quantiles(samples).p50;
+
+/** The machine's 1-minute load average, to print beside a table. */
+export function loadAverage(): string {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+}
+
+/** Cache writes run after the answer (waitUntil): let them land before an isolate goes away. */
+export const settle = (ms = 300) => new Promise((done) => setTimeout(done, ms));
