@@ -77,8 +77,9 @@ pub struct BuildReport {
 }
 
 /// Builds a `.rete` file. One function per phase, in the order the data
-/// flows: parse, dictionary, the six orders, INDEX, the label search index,
-/// the sections that describe the data (card, summary, axioms), assembly.
+/// flows: 1 parse, 2 dictionary, 3 the six orders (then INDEX, which they and
+/// the dictionary give), 4 the label search index, 5 the sections that
+/// describe the data (card, summary, axioms), 6 assembly.
 pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
     let work = Workspace::new(options)?;
@@ -101,6 +102,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     };
     let mut dictionary_file = dictionary_section.into_file_keep()?;
     let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
+    // Phase 4: the label search index (FORMAT.md §12), read back from the temporary sections.
     let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
     let described = describe(options, card_toml, &parsed.stats, term_stats, &vocabulary, counts, &mut sorted, summary_inputs, &index, &mut dictionary_file, first_blank_id, search.card, &work)?;
     let summary_levels = described.summary.levels;
