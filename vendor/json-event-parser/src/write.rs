@@ -279,36 +279,41 @@ enum JsonState {
     ObjectValue,
 }
 
+// rete: each run of bytes that needs no escaping is copied with one `write_all`, and only the
+// bytes that do are escaped one by one; upstream wrote every character with its own
+// `write_all`, which dominated the CPU of writing large SPARQL JSON results (docs/BENCHMARK.md).
+// The output is the same: only `"`, `\` and the control characters below U+0020 are escaped,
+// each one byte in UTF-8, and no byte of a multi-byte UTF-8 character is below 0x80.
 fn write_escaped_json_string(s: &str, mut write: impl Write) -> Result<()> {
     write.write_all(b"\"")?;
-    let mut buffer = [b'\\', b'u', 0, 0, 0, 0];
-    for c in s.chars() {
-        match c {
-            '\\' => write.write_all(b"\\\\"),
-            '"' => write.write_all(b"\\\""),
-            c => {
-                if c < char::from(32) {
-                    match c {
-                        '\x08' => write.write_all(b"\\b"),
-                        '\x0C' => write.write_all(b"\\f"),
-                        '\n' => write.write_all(b"\\n"),
-                        '\r' => write.write_all(b"\\r"),
-                        '\t' => write.write_all(b"\\t"),
-                        c => {
-                            let mut c = c as u8;
-                            for i in (2..6).rev() {
-                                let ch = c % 16;
-                                buffer[i] = if ch < 10 { b'0' + ch } else { b'a' + ch - 10 };
-                                c /= 16;
-                            }
-                            write.write_all(&buffer)
-                        }
-                    }
-                } else {
-                    write.write_all(c.encode_utf8(&mut buffer[2..]).as_bytes())
-                }
+    let bytes = s.as_bytes();
+    let mut run_start = 0;
+    let mut buffer = [b'\\', b'u', b'0', b'0', 0, 0];
+    for (position, &byte) in bytes.iter().enumerate() {
+        let escaped: &[u8] = match byte {
+            b'\\' => b"\\\\",
+            b'"' => b"\\\"",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1F => {
+                let hex = |digit: u8| if digit < 10 { b'0' + digit } else { b'a' + digit - 10 };
+                buffer[4] = hex(byte / 16);
+                buffer[5] = hex(byte % 16);
+                &buffer
             }
-        }?;
+            _ => continue,
+        };
+        if run_start < position {
+            write.write_all(&bytes[run_start..position])?;
+        }
+        write.write_all(escaped)?;
+        run_start = position + 1;
+    }
+    if run_start < bytes.len() {
+        write.write_all(&bytes[run_start..])?;
     }
     write.write_all(b"\"")?;
     Ok(())
