@@ -116,6 +116,9 @@ pub struct QuadIter<'a, S> {
     /// Their first and last keys: the scan runs from `low` (a seek) to `high`.
     low: Vec<TermId>,
     high: Vec<TermId>,
+    /// Every bound component a single id (`low == high`): a key between
+    /// them matches, no range to check.
+    exact: bool,
     blocks: std::vec::IntoIter<usize>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
     /// Bytes of the blocks read so far: the read-ahead doubles with it.
@@ -129,14 +132,15 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
         let empty = bounds.iter().any(Range::is_empty);
         let low: Vec<TermId> = bounds.iter().map(|r| r.start).collect();
         let high: Vec<TermId> = bounds.iter().map(|r| r.end.saturating_sub(1)).collect();
+        let exact = low == high;
         let blocks: Vec<usize> = if empty {
             Vec::new()
-        } else if bounds.iter().all(|r| r.end - r.start == 1) {
+        } else if exact {
             store.index().blocks_for_prefix(permutation, &low).collect()
         } else {
             store.index().blocks_for_bounds(permutation, &bounds)
         };
-        Self { store, graph: pattern.graph, permutation, bounds, low, high, blocks: blocks.into_iter(), current: None, read_bytes: 0, done: empty }
+        Self { store, graph: pattern.graph, permutation, bounds, low, high, exact, blocks: blocks.into_iter(), current: None, read_bytes: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -178,7 +182,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                     }
                     // Between low and high, a range that is not the last
                     // bound component lets other keys through.
-                    if self.graph.accepts(key[3]) && key.iter().zip(&self.bounds).all(|(id, range)| range.contains(id)) {
+                    if self.graph.accepts(key[3]) && (self.exact || key.iter().zip(&self.bounds).all(|(id, range)| range.contains(id))) {
                         return Some(Ok(self.permutation.quad(key)));
                     }
                 }
