@@ -18,44 +18,20 @@ pub fn seal(raw: &[u8]) -> std::io::Result<Vec<u8>> {
 /// Compresses `raw` at `level` (a section's own fixed level: the search
 /// index's posting blocks, FORMAT.md §12.6) and appends the trailer.
 ///
-/// zstd fits its match tables to the size a frame declares, and for blocks
-/// of tens of KiB that costs 5–8 % on the posting blocks' columns of ids
-/// (docs/BENCHMARK.md, "Label search"). So the frame is written as a stream
-/// of unknown size, with the level's full tables, and its size declared
-/// afterwards, which §5.3 asks of every block.
+/// With zstd's block splitter on, which zstd itself turns on only for
+/// windows of 128 KiB and more, while a frame of known size gets a window
+/// fitted to it: a block of columns (ids, then weights, then lengths) is
+/// cut where its statistics change, 7–10 % smaller (docs/BENCHMARK.md,
+/// "Label search"). The frame still declares its size (§5.3).
 #[cfg(feature = "write")]
 pub fn seal_at_level(raw: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
-    use std::io::Write;
-    let mut encoder = zstd::stream::write::Encoder::new(Vec::with_capacity(raw.len() / 2), level)?;
-    encoder.write_all(raw)?;
-    let frame = encoder.finish()?;
-    // An empty input is one call, which zstd sizes itself.
-    let declared = zstd::zstd_safe::get_frame_content_size(&frame).ok().flatten();
-    let mut sealed = if declared == Some(raw.len() as u64) { frame } else { declare_content_size(&frame, raw.len() as u64)? };
+    use zstd::zstd_safe::{CParameter, ParamSwitch};
+    let mut compressor = zstd::bulk::Compressor::new(level)?;
+    compressor.set_parameter(CParameter::UseBlockSplitter(ParamSwitch::Enable))?;
+    let mut sealed = compressor.compress(raw)?;
     let checksum = xxh3_64(&sealed) as u32;
     sealed.extend_from_slice(&checksum.to_le_bytes());
     Ok(sealed)
-}
-
-/// The zstd frame `frame`, which declares no content size, declaring
-/// `size` (RFC 8878 §3.1.1.1): the frame header descriptor's
-/// Frame_Content_Size_flag set to 3 and the 8-byte size put after the
-/// window descriptor. The blocks are unchanged.
-#[cfg(feature = "write")]
-fn declare_content_size(frame: &[u8], size: u64) -> std::io::Result<Vec<u8>> {
-    // Magic number (4 bytes), frame header descriptor, window descriptor.
-    let (Some(&descriptor), Some(&window)) = (frame.get(4), frame.get(5)) else { return Err(std::io::Error::other("zstd frame too short")) };
-    // Content size flag, single segment flag and dictionary id flag must all be 0.
-    if descriptor & 0xE3 != 0 {
-        return Err(std::io::Error::other(format!("zstd frame header descriptor {descriptor:#04x} already declares a size or a dictionary")));
-    }
-    let mut out = Vec::with_capacity(frame.len() + 8);
-    out.extend_from_slice(&frame[..4]);
-    out.push(descriptor | 0xC0);
-    out.push(window);
-    out.extend_from_slice(&size.to_le_bytes());
-    out.extend_from_slice(&frame[6..]);
-    Ok(out)
 }
 
 /// A zstd frame declaring its content size, at the format's fixed level.
