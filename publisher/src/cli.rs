@@ -4,6 +4,7 @@
 use clap::{Args, Parser, Subcommand};
 use rete_core::results::ResultFormat;
 use rete_publisher::cmd::UsageError;
+use rete_publisher::cmd::build::BuildSettings;
 use rete_publisher::cmd::publish::PublishOptions;
 use rete_publisher::ingest::metadata::{DefaultGraph, Metadata};
 use rete_publisher::r2::{Choice, TargetOptions, Tuning, Verify};
@@ -53,28 +54,8 @@ pub enum Command {
         /// The .rete file to write.
         #[arg(short, long)]
         output: PathBuf,
-        /// Syntax of every input: nt, nq, ttl, trig or rdfxml.
-        ///
-        /// By default each input's syntax comes from its extension (.nt, .nq, .ttl,
-        /// .trig, .rdf/.owl, optionally followed by .gz).
-        #[arg(short, long)]
-        format: Option<String>,
-        /// Memory budget, e.g. 512MiB, 2GiB.
-        ///
-        /// The term table and the sorts spill to temporary files beyond it.
-        #[arg(long, default_value = "1GiB")]
-        mem: String,
-        /// Worker threads for parsing N-Triples/N-Quads, sorting and compression (default: all cores).
-        ///
-        /// The output is byte-identical whatever the thread count.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Skip statements with syntax errors and report how many, instead of failing.
-        #[arg(long)]
-        lenient: bool,
-        /// Directory for temporary files (default: the output's directory).
-        #[arg(long)]
-        temp_dir: Option<PathBuf>,
+        #[command(flatten)]
+        build: BuildArgs,
         /// No progress bar or summary line.
         #[arg(short, long)]
         quiet: bool,
@@ -402,6 +383,53 @@ pub struct TargetArgs {
     pub persist_to: PathBuf,
 }
 
+/// How a dataset is built: the flags `rete build` and `rete publish` share
+/// (the card's come next to them, in [`CardArgs`]).
+#[derive(Debug, Clone, Args)]
+pub struct BuildArgs {
+    /// Syntax of every input: nt, nq, ttl, trig or rdfxml.
+    ///
+    /// By default each input's syntax comes from its extension (.nt, .nq, .ttl,
+    /// .trig, .rdf/.owl, optionally followed by .gz).
+    #[arg(short, long)]
+    pub format: Option<String>,
+    /// Memory budget, e.g. 512MiB, 2GiB.
+    ///
+    /// The term table and the sorts spill to temporary files beyond it.
+    #[arg(long, default_value = "1GiB")]
+    pub mem: String,
+    /// Worker threads for parsing N-Triples/N-Quads, sorting and compression (default: all cores).
+    ///
+    /// The output is byte-identical whatever the thread count.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Skip statements with syntax errors and report how many, instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Directory for temporary files (default: the output's directory; for
+    /// `publish` without --output, the system's).
+    #[arg(long)]
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl BuildArgs {
+    /// Checks the flag values (`--format`, `--mem`) and makes the library's
+    /// settings, with the card's flags.
+    pub fn to_settings(&self, card: &CardArgs) -> Result<BuildSettings, UsageError> {
+        let format = self.format.as_deref().map(BuildSettings::parse_format).transpose()?;
+        let memory_bytes = parse_bytes(&self.mem).ok_or_else(|| UsageError(format!("invalid --mem {:?}; write a size such as 512MiB or 2GiB", self.mem)))?;
+        Ok(BuildSettings {
+            format,
+            memory_bytes,
+            threads: self.threads,
+            lenient: self.lenient,
+            temp_dir: self.temp_dir.clone(),
+            metadata: card.metadata(),
+            pyramid: !card.no_pyramid,
+        })
+    }
+}
+
 /// What the card says about the dataset, and whether the summary has community levels.
 #[derive(Debug, Clone, Args)]
 pub struct CardArgs {
@@ -486,21 +514,9 @@ pub struct PublishArgs {
     /// Keep the built .rete file here (default: a temporary file, deleted after upload).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Syntax of every RDF input, as in `rete build --format`.
-    #[arg(short, long)]
-    pub format: Option<String>,
-    /// Build memory budget, as in `rete build --mem`.
-    #[arg(long, default_value = "1GiB")]
-    pub mem: String,
-    /// Build threads, as in `rete build --threads`.
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Skip statements with syntax errors, as in `rete build --lenient`.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Directory for temporary files (default: the system's).
-    #[arg(long)]
-    pub temp_dir: Option<PathBuf>,
+    /// How RDF inputs are built, as in `rete build`.
+    #[command(flatten)]
+    pub build: BuildArgs,
     /// Card members and --no-pyramid, as in `rete build` (when publish builds).
     #[command(flatten)]
     pub card: CardArgs,
@@ -560,7 +576,7 @@ impl TargetArgs {
 impl PublishArgs {
     /// Checks the flag values and makes the library's options.
     pub fn to_options(&self, interactive: bool) -> Result<PublishOptions, UsageError> {
-        let memory_bytes = parse_bytes(&self.mem).ok_or_else(|| UsageError(format!("invalid --mem {:?}; write a size such as 512MiB or 2GiB", self.mem)))?;
+        let build = self.build.to_settings(&self.card)?;
         let part_bytes = parse_bytes(&self.part_size)
             .map(|b| b as u64)
             .filter(|&b| b >= rete_publisher::r2::MIN_PART_BYTES)
@@ -573,12 +589,7 @@ impl PublishArgs {
             inputs: self.inputs.clone(),
             name: self.name.clone(),
             output: self.output.clone(),
-            format: self.format.clone(),
-            memory_bytes,
-            lenient: self.lenient,
-            temp_dir: self.temp_dir.clone(),
-            metadata: self.card.metadata(),
-            pyramid: !self.card.no_pyramid,
+            build,
             target: self.target.to_options(tuning),
             url: self.url.clone(),
             verify: self.verify,

@@ -7,8 +7,6 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use cli::{Cli, Command};
 use rete_publisher::cmd::{self, UsageError};
-use rete_publisher::ingest::build::{BuildOptions, build};
-use rete_publisher::ingest::input::{Input, format_from_name};
 use rete_core::graph::Direction;
 use rete_core::graph::check::Tier;
 use std::io::IsTerminal;
@@ -34,36 +32,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Build { inputs, output, format, mem, threads, lenient, temp_dir, quiet, card } => {
-            let format = match format.as_deref() {
-                None => None,
-                Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).ok_or_else(|| UsageError(format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml")))?),
-            };
-            let inputs = inputs.iter().map(|path| Input::new(path, format)).collect::<Result<Vec<_>>>()?;
-            let Some(memory_bytes) = cli::parse_bytes(&mem) else { bail!(UsageError(format!("invalid --mem {mem:?}; write a size such as 512MiB or 2GiB"))) };
-            if let Some(threads) = threads {
-                rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().context("cannot start worker threads")?;
-            }
-            let interactive = !quiet && std::io::stderr().is_terminal();
-            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient, temp_dir, progress: interactive, metadata: card.metadata(), pyramid: !card.no_pyramid })?;
-            if report.skipped > 0 {
-                eprintln!("rete: skipped {} bad statements (--lenient)", report.skipped);
-            }
-            if !quiet {
-                let ratio = if report.input_bytes > 0 { format!(" ({:.2}× the input)", report.file_bytes as f64 / report.input_bytes as f64) } else { String::new() };
-                let seconds = report.elapsed.as_secs_f64();
-                eprintln!(
-                    "built {}: {} quads ({} parsed), {} terms, {} graphs, {} bytes{ratio} in {seconds:.2} s ({:.0} quads/s)",
-                    output.display(),
-                    report.quads,
-                    report.parsed,
-                    report.terms,
-                    report.graphs,
-                    report.file_bytes,
-                    report.parsed as f64 / seconds.max(1e-9),
-                );
-            }
-            Ok(())
+        Command::Build { inputs, output, build, quiet, card } => {
+            let settings = build.to_settings(&card)?;
+            settings.start_threads()?;
+            cmd::build::run(&inputs, &output, &settings, quiet, !quiet && std::io::stderr().is_terminal())
         }
         Command::Inspect { file, json } => cmd::inspect::run(&file, json),
         Command::Verify { file } => cmd::verify::run(&file),
@@ -105,9 +77,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Search { file, query, lang, limit, types, json } => cmd::search::run(&file, &query, lang.as_deref(), limit, types, json, std::io::stdout().lock()),
         Command::Publish(args) => {
             let options = args.to_options(std::io::stderr().is_terminal())?;
-            if let Some(threads) = args.threads {
-                rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().context("cannot start worker threads")?;
-            }
+            options.build.start_threads()?;
             cmd::publish::run(&options)
         }
         Command::Ls { name, json, target } => cmd::ls::run(&target.to_options(Default::default()), name.as_deref(), json),

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod build;
 pub mod check;
 pub mod cost;
 pub mod dump;

@@ -6,8 +6,7 @@
 //! an object a previous run finished, and then switches the pointer.
 
 use crate::cmd::UsageError;
-use crate::ingest::build::{BuildOptions, build};
-use crate::ingest::input::{Input, format_from_name};
+use crate::cmd::build::BuildSettings;
 use crate::r2::layout::{self, VersionEntry};
 use crate::r2::{self, TargetOptions, Verify};
 use anyhow::{Context, Result, bail};
@@ -28,18 +27,8 @@ pub struct PublishOptions {
     pub name: String,
     /// Keep the built file here (default: a temporary file, removed).
     pub output: Option<PathBuf>,
-    /// `--format` of every RDF input.
-    pub format: Option<String>,
-    /// Build memory budget.
-    pub memory_bytes: usize,
-    /// Skip bad statements.
-    pub lenient: bool,
-    /// Where temporary files go.
-    pub temp_dir: Option<PathBuf>,
-    /// Card members given as flags.
-    pub metadata: crate::ingest::metadata::Metadata,
-    /// Compute the summary's community levels.
-    pub pyramid: bool,
+    /// How to build RDF inputs (as `rete build`).
+    pub build: BuildSettings,
     /// Where to publish.
     pub target: TargetOptions,
     /// Base URL of the Worker for the printed links.
@@ -120,20 +109,12 @@ pub fn publish(options: &PublishOptions) -> Result<PublishReport> {
             let output = match &options.output {
                 Some(path) => path.clone(),
                 None => {
-                    let root = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+                    let root = options.build.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
                     temp_dir = tempfile::Builder::new().prefix(".rete-publish-").tempdir_in(&root).with_context(|| format!("cannot create a temporary directory in {}", root.display()))?;
                     temp_dir.path().join(format!("{}.rete", options.name))
                 }
             };
-            let format = match options.format.as_deref() {
-                None => None,
-                Some(name) => Some(format_from_name(&name.to_ascii_lowercase()).ok_or_else(|| UsageError(format!("unknown --format {name:?}; expected nt, nq, ttl, trig or rdfxml")))?),
-            };
-            let inputs = options.inputs.iter().map(|path| Input::new(path, format)).collect::<Result<Vec<_>>>()?;
-            let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: options.memory_bytes, lenient: options.lenient, temp_dir: options.temp_dir.clone(), progress: options.progress, metadata: options.metadata.clone(), pyramid: options.pyramid })?;
-            if report.skipped > 0 && !options.quiet {
-                eprintln!("rete: skipped {} bad statements (--lenient)", report.skipped);
-            }
+            options.build.build(&options.inputs, &output, options.progress, !options.quiet)?;
             output
         }
     };

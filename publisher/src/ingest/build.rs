@@ -76,36 +76,113 @@ pub struct BuildReport {
     pub elapsed: Duration,
 }
 
-/// Builds a `.rete` file.
+/// Builds a `.rete` file. One function per phase, in the order the data
+/// flows: 1 parse, 2 dictionary, 3 the six orders (then INDEX, which they and
+/// the dictionary give), 4 the label search index, 5 the sections that
+/// describe the data (card, summary, axioms), 6 assembly.
 pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
-    let output_dir = match options.output.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let temp_root = options.temp_dir.clone().unwrap_or_else(|| output_dir.clone());
-    let temp = tempfile::Builder::new().prefix(".rete-build-").tempdir_in(&temp_root).with_context(|| format!("cannot create a temporary directory in {}", temp_root.display()))?;
-    let dir = temp.path();
-    // While parsing, half for the term table and half for the quads; later the
-    // quads (or the sort runs) may use all of it. Batches of blocks being
-    // compressed and chunks being parsed are held on top, bounded by constants.
-    let memory = options.memory_bytes.max(64 << 10);
-    let progress = Progress::new(options.progress);
+    let work = Workspace::new(options)?;
     // Read card.toml first: a mistake in it should not cost a whole build.
-    let card_toml = match options.inputs.first() {
-        Some(input) if !input.is_stdin() => Metadata::from_card_toml(input.path.parent().unwrap_or(Path::new(""))).map(Some)?,
-        _ => None,
+    let card_toml = read_card_toml(&options.inputs)?;
+    let parsed = parse(options, &work)?;
+    let dictionary = write_dictionary(parsed.terms, &work)?;
+    let Dictionary { section: mut dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
+    let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
+    let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
+    // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0.
+    let required_features = if term_stats.first_triple_term_id.is_some() { FEATURE_TRIPLE_TERMS } else { 0 };
+    let vocabulary = std::mem::take(&mut term_stats.vocabulary);
+    let (mut sorted, summary_inputs) = sort_orders(parsed.quads, mapping, &vocabulary, first_literal_id, &work)?;
+    let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };
+    let index = Index {
+        dictionary: dictionary_entries,
+        graphs: sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(),
+        permutations: std::mem::take(&mut sorted.entries),
     };
+    let mut dictionary_file = dictionary_section.into_file_keep()?;
+    let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
+    // Phase 4: the label search index (FORMAT.md §12), read back from the temporary sections.
+    let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
+    let described = describe(options, card_toml, &parsed.stats, term_stats, &vocabulary, counts, &mut sorted, summary_inputs, &index, &mut dictionary_file, first_blank_id, search.card, &work)?;
+    let summary_levels = described.summary.levels;
+    let sections = Sections {
+        index: block::compress(&index.encode())?,
+        described,
+        search: search.sections,
+        dictionary: (dictionary_section.summary, dictionary_file),
+        permutations: (sorted.summaries, sorted.files),
+    };
+    let file_bytes = assemble(&options.output, counts, required_features, sections, &work)?;
+    work.progress.bar.finish_and_clear();
+    Ok(BuildReport {
+        parsed: parsed.stats.quads,
+        skipped: parsed.stats.skipped,
+        quads: counts.quads,
+        terms: counts.terms,
+        graphs: counts.graphs,
+        input_bytes: parsed.input_bytes,
+        file_bytes,
+        summary_levels,
+        elapsed: started.elapsed(),
+    })
+}
 
-    // 1. Parse: temporary ids for terms, temporary-id quads in memory or on disk.
+/// Where a build works: the output's directory, its temporary directory
+/// (removed when the build ends, however it ends), its memory and its progress bar.
+struct Workspace {
+    output_dir: PathBuf,
+    temp: tempfile::TempDir,
+    /// While parsing, half for the term table and half for the quads; later the
+    /// quads (or the sort runs) may use all of it. Batches of blocks being
+    /// compressed and chunks being parsed are held on top, bounded by constants.
+    memory: usize,
+    progress: Progress,
+}
+
+impl Workspace {
+    fn new(options: &BuildOptions) -> Result<Self> {
+        let output_dir = match options.output.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let temp_root = options.temp_dir.clone().unwrap_or_else(|| output_dir.clone());
+        let temp = tempfile::Builder::new().prefix(".rete-build-").tempdir_in(&temp_root).with_context(|| format!("cannot create a temporary directory in {}", temp_root.display()))?;
+        Ok(Self { output_dir, temp, memory: options.memory_bytes.max(64 << 10), progress: Progress::new(options.progress) })
+    }
+
+    fn dir(&self) -> &Path {
+        self.temp.path()
+    }
+}
+
+/// The `card.toml` beside the first input, if any (not for stdin).
+fn read_card_toml(inputs: &[Input]) -> Result<Option<Metadata>> {
+    match inputs.first() {
+        Some(input) if !input.is_stdin() => Metadata::from_card_toml(input.path.parent().unwrap_or(Path::new(""))).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// What parsing leaves: every term under a temporary id (in order of
+/// appearance), and the quads of temporary ids, in memory or on disk.
+struct Parsed {
+    terms: TermRuns,
+    quads: SpooledQuads,
+    stats: ParseStats,
+    input_bytes: u64,
+}
+
+/// Phase 1: parses every input in order.
+fn parse(options: &BuildOptions, work: &Workspace) -> Result<Parsed> {
     let input_bytes: u64 = options.inputs.iter().map(Input::size_bytes).sum();
-    progress.phase("parsing", input_bytes);
-    let mut terms = TermRuns::new(dir, memory / 2);
+    work.progress.phase("parsing", input_bytes);
+    let mut terms = TermRuns::new(work.dir(), work.memory / 2);
     let mut blank_nodes = BlankNodes::default();
-    let mut spool = QuadSpool::new(dir, memory / 2);
+    let mut spool = QuadSpool::new(work.dir(), work.memory / 2);
     let mut stats = ParseStats::default();
     for input in &options.inputs {
-        let bar = progress.bar.clone();
+        let bar = work.progress.bar.clone();
         let parsed = parse_input(input, options.lenient, &mut blank_nodes, move |n| bar.inc(n as u64), |quad| {
             spool.push([terms.intern(quad[0])?, terms.intern(quad[1])?, terms.intern(quad[2])?, terms.intern(quad[3])?])
         })?;
@@ -113,21 +190,32 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         stats.skipped += parsed.skipped;
         stats.prefixes.extend(parsed.prefixes);
     }
-    drop(blank_nodes);
-    let quads = spool.finish()?;
+    Ok(Parsed { terms, quads: spool.finish()?, stats, input_bytes })
+}
 
-    // 2. Dictionary: merge term runs into sorted blocks; map temporary ids to final ones.
-    progress.phase("dictionary", 0);
+/// The DICTIONARY section written to a temporary file, and how temporary ids map to final ones.
+struct Dictionary {
+    section: BlockWriter,
+    entries: Vec<DictionaryEntry>,
+    mapping: IdMapping,
+    term_count: u64,
+    stats: TermStats,
+}
+
+/// Phase 2: merges the term runs into sorted, sealed dictionary blocks
+/// (FORMAT.md §5), counting what the card says about terms.
+fn write_dictionary(mut terms: TermRuns, work: &Workspace) -> Result<Dictionary> {
+    work.progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
-    let mut dictionary = BlockWriter::new(dir)?;
+    let mut section = BlockWriter::new(work.dir())?;
     let target = dictionary_target(term_count, term_bytes);
     let mut encoder = DictionaryEncoder::new(target);
     // A block may grow to twice the size it was full at (waiting for a short head).
     let dictionary_batch = batch_blocks(4 * target.bytes, BATCH_BYTES);
     let mut pending = Vec::new();
-    let mut dictionary_entries: Vec<DictionaryEntry> = Vec::new();
+    let mut entries: Vec<DictionaryEntry> = Vec::new();
     let mut next_first_id: TermId = 1;
-    let mut flush_dictionary = |pending: &mut Vec<rete_core::format::dictionary::RawDictionaryBlock>, writer: &mut BlockWriter, entries: &mut Vec<DictionaryEntry>, force: bool| -> Result<()> {
+    let mut flush = |pending: &mut Vec<rete_core::format::dictionary::RawDictionaryBlock>, writer: &mut BlockWriter, entries: &mut Vec<DictionaryEntry>, force: bool| -> Result<()> {
         if pending.len() < dictionary_batch && !force {
             return Ok(());
         }
@@ -139,33 +227,48 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         }
         Ok(())
     };
-    let mut term_stats = TermStats::default();
+    let mut stats = TermStats::default();
     let mut id: TermId = 0;
-    let mapping = terms.merge(memory / 2, |term| {
+    let mapping = terms.merge(work.memory / 2, |term| {
         id += 1;
-        term_stats.add(id, term);
+        stats.add(id, term);
         if let Some(block) = encoder.push(term) {
             pending.push(block);
-            flush_dictionary(&mut pending, &mut dictionary, &mut dictionary_entries, false)?;
+            flush(&mut pending, &mut section, &mut entries, false)?;
         }
         Ok(())
     })?;
     if let Some(block) = encoder.finish() {
         pending.push(block);
     }
-    flush_dictionary(&mut pending, &mut dictionary, &mut dictionary_entries, true)?;
+    flush(&mut pending, &mut section, &mut entries, true)?;
     debug_assert_eq!(id, term_count);
+    Ok(Dictionary { section, entries, mapping, term_count, stats })
+}
 
-    // 3. Renumber quads, then the six orders, with the counts the card needs.
-    progress.phase("renumbering", 0);
-    let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
-    let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
-    // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0.
-    let has_triple_terms = term_stats.first_triple_term_id.is_some();
-    let rdf_type_id = term_stats.vocabulary.get(oxrdf::vocab::rdf::TYPE.as_str()).copied();
-    let summary_inputs = SummaryInputs::new(dir, &term_stats.vocabulary, first_literal_id)?;
-    let vocabulary = std::mem::take(&mut term_stats.vocabulary);
-    let mut orders = Orders::new(dir, &progress, rdf_type_id, summary_inputs);
+/// The six PERMUTATION sections written to temporary files, and the counts
+/// the card and the summary take from them.
+struct Sorted {
+    quad_count: u64,
+    graphs: BTreeMap<TermId, u64>,
+    predicate_counts: TopCounts,
+    class_counts: TopCounts,
+    examples: HashMap<TermId, Vec<TermId>>,
+    subjects: u64,
+    objects: u64,
+    entries: [Vec<PermutationEntry>; 6],
+    summaries: [SectionSummary; 6],
+    files: Vec<File>,
+}
+
+/// Phase 3: renumbers the quads to final ids, then sorts them into the six
+/// orders (FORMAT.md §6), in memory when they fit, else on disk.
+/// The summary's inputs (type pairs and links) are gathered while SPO is written.
+fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'static str, TermId>, first_literal_id: TermId, work: &Workspace) -> Result<(Sorted, SummaryInputs)> {
+    work.progress.phase("renumbering", 0);
+    let rdf_type_id = vocabulary.get(oxrdf::vocab::rdf::TYPE.as_str()).copied();
+    let summary_inputs = SummaryInputs::new(work.dir(), vocabulary, first_literal_id)?;
+    let mut orders = Orders::new(work.dir(), &work.progress, rdf_type_id, summary_inputs);
     match (quads, mapping) {
         (SpooledQuads::Memory(mut quads), IdMapping::Memory(mapping)) => {
             // Every temporary id was handed out by the term table, so it is in the
@@ -175,57 +278,78 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
             orders.sort_in_memory(quads)?;
         }
         (quads, mut mapping) => {
-            let translated = mapping.translate(quads.into_file(dir)?, dir, memory / 2)?;
+            let translated = mapping.translate(quads.into_file(work.dir())?, work.dir(), work.memory / 2)?;
             drop(mapping);
-            orders.sort_on_disk(translated, memory)?;
+            orders.sort_on_disk(translated, work.memory)?;
         }
     }
-    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, mut examples, summary_inputs, .. } = orders;
-    let mut permutation_entries: [Vec<PermutationEntry>; 6] = Default::default();
-    let mut permutation_summaries = [SectionSummary::default(); 6];
-    let mut permutation_files = Vec::new();
-    for (p, (entries, summary, file)) in sections.into_iter().enumerate() {
-        permutation_entries[p] = entries;
-        permutation_summaries[p] = summary;
-        permutation_files.push(file);
-    }
+    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, examples, summary_inputs, .. } = orders;
     predicate_counts.finish();
     class_counts.finish();
+    let mut entries: [Vec<PermutationEntry>; 6] = Default::default();
+    let mut summaries = [SectionSummary::default(); 6];
+    let mut files = Vec::new();
+    for (p, (section_entries, summary, file)) in sections.into_iter().enumerate() {
+        entries[p] = section_entries;
+        summaries[p] = summary;
+        files.push(file);
+    }
+    Ok((Sorted { quad_count, graphs, predicate_counts, class_counts, examples, subjects, objects, entries, summaries, files }, summary_inputs))
+}
 
-    // 5. INDEX, CARD and SUMMARY.
-    progress.phase("summarizing", 0);
-    let graph_entries: Vec<GraphEntry> = graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
-    let index = Index { dictionary: dictionary_entries, graphs: graph_entries, permutations: permutation_entries };
-    let index_sealed = block::compress(&index.encode())?;
-    let mut dictionary_file = dictionary.into_file_keep()?;
-    let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
-    let search = super::search::build_section(&mut dictionary_file, &index, &mut permutation_files, first_blank_id, first_literal_id, &search_settings, dir, memory)?;
-    let [spo_file, _, pso_file, pos_file, ..] = permutation_files.as_mut_slice() else { bail!("internal error: six permutations expected") };
+/// The sections that describe the data: CARD, SUMMARY (and MEMBERS), the two axiom sections.
+struct Described {
+    card: Vec<u8>,
+    summary: super::summary::SummarySections,
+    axioms: [Option<Vec<u8>>; 2],
+    flags: u64,
+}
+
+/// Phase 5: the card, the summary and the axioms, read back from the
+/// temporary sections through `index` (terms by id, quads by pattern).
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    options: &BuildOptions,
+    card_toml: Option<Metadata>,
+    parse_stats: &ParseStats,
+    term_stats: TermStats,
+    vocabulary: &BTreeMap<&'static str, TermId>,
+    counts: Counts,
+    sorted: &mut Sorted,
+    summary_inputs: SummaryInputs,
+    index: &Index,
+    dictionary_file: &mut File,
+    first_blank_id: TermId,
+    search_card: Option<rete_core::format::card::CardSearch>,
+    work: &Workspace,
+) -> Result<Described> {
+    work.progress.phase("summarizing", 0);
+    let [spo_file, _, pso_file, pos_file, ..] = sorted.files.as_mut_slice() else { bail!("internal error: six permutations expected") };
     let mut lookup = Lookup {
-        dictionary: TempDictionary::new(&mut dictionary_file, &index.dictionary),
+        dictionary: TempDictionary::new(dictionary_file, &index.dictionary),
         spo: TempQuads::new(spo_file, &index.permutations[0]),
         pso: TempQuads::new(pso_file, &index.permutations[2]),
         pos: TempQuads::new(pos_file, &index.permutations[3]),
-        vocabulary: &vocabulary,
+        vocabulary,
     };
     let metadata = options.metadata.clone().or(card_toml.unwrap_or_default()).or(Metadata::from_data(&mut lookup)?);
     let flags = if metadata.default_graph == Some(DefaultGraph::Union) { FLAG_UNION_DEFAULT_GRAPH } else { 0 };
     let input_paths: Vec<&Path> = options.inputs.iter().filter(|i| !i.is_stdin()).map(|i| i.path.as_path()).collect();
-    let mut predicates = Vec::with_capacity(predicate_counts.top.len());
-    for &(count, id) in &predicate_counts.top {
+    let mut predicates = Vec::with_capacity(sorted.predicate_counts.top.len());
+    for &(count, id) in &sorted.predicate_counts.top {
         predicates.push(PredicateCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, quads: count });
     }
-    let mut classes = Vec::with_capacity(class_counts.top.len());
-    for (rank, &(count, id)) in class_counts.top.iter().enumerate() {
+    let mut classes = Vec::with_capacity(sorted.class_counts.top.len());
+    for (rank, &(count, id)) in sorted.class_counts.top.iter().enumerate() {
         let mut class = ClassCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, instances: count, examples: Vec::new() };
         if rank < CARD_EXAMPLE_CLASSES {
-            for example in examples.remove(&id).unwrap_or_default() {
+            for example in sorted.examples.remove(&id).unwrap_or_default() {
                 class.examples.push(lookup.dictionary.iri(example)?);
             }
         }
         classes.push(class);
     }
-    let (languages, languages_more, datatypes, datatypes_more, namespaces, namespaces_more) = term_stats.finish(&stats.prefixes);
+    let (languages, languages_more, datatypes, datatypes_more, namespaces, namespaces_more) = term_stats.finish(&parse_stats.prefixes);
     let mut card = Card {
         rete_version: env!("CARGO_PKG_VERSION").into(),
         title: metadata.title,
@@ -235,15 +359,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         publisher: metadata.publisher,
         base_iri: metadata.base_iri,
         built_at: built_at(&input_paths)?,
-        quads: quad_count,
-        terms: term_count,
-        graphs: graphs.len() as u64,
-        subjects,
-        objects,
+        quads: counts.quads,
+        terms: counts.terms,
+        graphs: counts.graphs,
+        subjects: sorted.subjects,
+        objects: sorted.objects,
         predicates,
-        predicates_more: predicate_counts.more,
+        predicates_more: sorted.predicate_counts.more,
         classes,
-        classes_more: class_counts.more,
+        classes_more: sorted.class_counts.more,
         languages,
         languages_more,
         datatypes,
@@ -252,53 +376,67 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         namespaces_more,
         // Only the file name: the same data built from another directory gives the same file.
         sources: options.inputs.iter().map(|i| SourceFile { name: i.file_name(), bytes: i.size_bytes() }).collect(),
-        search: search.card,
+        search: search_card,
         extra: Default::default(),
     };
     let card_sealed = seal_card(&mut card)?;
-    let class_ids: Vec<(TermId, u64)> = class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
-    let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: memory })?;
-    let axioms_sealed = super::axioms::build(&mut lookup, first_blank_id)?;
-    drop(lookup);
+    let class_ids: Vec<(TermId, u64)> = sorted.class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
+    let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: work.memory })?;
+    let axioms = super::axioms::build(&mut lookup, first_blank_id)?;
+    Ok(Described { card: card_sealed, summary, axioms, flags })
+}
+
+/// Every section of the file, sealed, in memory or in its temporary file.
+struct Sections {
+    index: Vec<u8>,
+    described: Described,
+    /// SEARCH's root, SEARCH BLOCKS' file and summary.
+    search: Option<(Vec<u8>, File, SectionSummary)>,
+    dictionary: (SectionSummary, File),
+    permutations: ([SectionSummary; 6], Vec<File>),
+}
+
+/// Phase 6: header, then every section in FORMAT.md §1's order into a
+/// temporary file beside the output, hashed as written; the content hash
+/// stamped into the header; renamed into place. Returns the file's length.
+fn assemble(output_path: &Path, counts: Counts, required_features: u64, sections: Sections, work: &Workspace) -> Result<u64> {
+    let Sections { index, described, search, dictionary: (dictionary_summary, mut dictionary_file), permutations: (permutation_summaries, permutation_files) } = sections;
+    let Described { card, summary, axioms, flags } = described;
     let (members_file, members_summary) = match summary.members {
         Some((file, summary)) => (Some(file), Some(summary)),
         None => (None, None),
     };
-
-    // 6. Assemble: header, INDEX, CARD, DICTIONARY, six permutations; hash; rename.
     let mut header = layout(
-        Counts { quads: quad_count, terms: term_count, graphs: graphs.len() as u64 },
-        plain_summary(&index_sealed),
-        plain_summary(&card_sealed),
-        axioms_sealed.each_ref().map(|a| a.as_deref().map(plain_summary)),
+        counts,
+        plain_summary(&index),
+        plain_summary(&card),
+        axioms.each_ref().map(|a| a.as_deref().map(plain_summary)),
         Some(plain_summary(&summary.summary)),
-        dictionary.summary,
+        dictionary_summary,
         permutation_summaries,
         members_summary,
-        search.sections.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
+        search.as_ref().map(|(root, _, blocks)| [super::search::root_summary(root), *blocks]),
     );
     header.flags = flags;
-    if has_triple_terms {
-        header.require(FEATURE_TRIPLE_TERMS);
-    }
+    header.require(required_features);
     let mut header_bytes = header.encode();
-    let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&output_dir).with_context(|| format!("cannot write in {}", output_dir.display()))?;
+    let mut output = tempfile::Builder::new().prefix(".rete-").suffix(".partial").tempfile_in(&work.output_dir).with_context(|| format!("cannot write in {}", work.output_dir.display()))?;
     let mut hasher = ContentHasher::default();
     {
         let mut writer = HashingWriter { inner: BufWriter::with_capacity(1 << 20, output.as_file_mut()), hasher: &mut hasher };
         writer.write_all(&header_bytes)?;
-        writer.write_all(&index_sealed)?;
-        writer.write_all(&card_sealed)?;
-        if let Some((root, _, _)) = &search.sections {
+        writer.write_all(&index)?;
+        writer.write_all(&card)?;
+        if let Some((root, _, _)) = &search {
             writer.write_all(root)?;
         }
-        for axioms in axioms_sealed.iter().flatten() {
+        for axioms in axioms.iter().flatten() {
             writer.write_all(axioms)?;
         }
         writer.write_all(&summary.summary)?;
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
-        for mut file in permutation_files.into_iter().chain(members_file).chain(search.sections.map(|(_, blocks, _)| blocks)) {
+        for mut file in permutation_files.into_iter().chain(members_file).chain(search.map(|(_, blocks, _)| blocks)) {
             file.rewind()?;
             std::io::copy(&mut file, &mut writer)?;
         }
@@ -313,19 +451,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     if file_bytes != header.file_length {
         bail!("internal error: wrote {file_bytes} bytes, layout says {}", header.file_length);
     }
-    output.persist(&options.output).with_context(|| format!("cannot create {}", options.output.display()))?;
-    progress.bar.finish_and_clear();
-    Ok(BuildReport {
-        parsed: stats.quads,
-        skipped: stats.skipped,
-        quads: quad_count,
-        terms: term_count,
-        graphs: graphs.len() as u64,
-        input_bytes,
-        file_bytes,
-        summary_levels: summary.levels,
-        elapsed: started.elapsed(),
-    })
+    output.persist(output_path).with_context(|| format!("cannot create {}", output_path.display()))?;
+    Ok(file_bytes)
 }
 
 fn plain_summary(bytes: &[u8]) -> SectionSummary {
