@@ -102,10 +102,6 @@ thread_local! {
     static FILES: RefCell<Vec<(String, std::rc::Rc<OpenFile>)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn now_ms() -> f64 {
-    js_sys::Date::now()
-}
-
 /// Forgets what the isolate knows of a dataset (after it changed under a request).
 pub fn forget(name: &str, key: &str) {
     POINTERS.with(|p| p.borrow_mut().remove(name));
@@ -121,7 +117,7 @@ pub async fn pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> {
 /// the isolate does not hold read together in one round.
 pub async fn pointers(ctx: &Ctx, names: &[String]) -> Vec<Result<VersionEntry, HttpError>> {
     let ttl_ms = ctx.config.pointer_ttl_s as f64 * 1000.0;
-    let cached = |name: &str| POINTERS.with(|p| p.borrow().get(name).filter(|c| now_ms() - c.read_at_ms < ttl_ms).map(|c| c.entry.clone()));
+    let cached = |name: &str| POINTERS.with(|p| p.borrow().get(name).filter(|c| ctx.clock.now_ms() - c.read_at_ms < ttl_ms).map(|c| c.entry.clone()));
     if names.iter().any(|name| is_name(name) && cached(name).is_none()) {
         ctx.usage.count_open_round();
     }
@@ -150,7 +146,7 @@ async fn read_pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> 
         (None, Some((entry, _))) => entry,
         (None, None) => return Err(HttpError::Internal(format!("{key}: R2 left out a body nobody asked it to"))),
     };
-    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), etag: small.etag, read_at_ms: now_ms() }));
+    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), etag: small.etag, read_at_ms: ctx.clock.now_ms() }));
     Ok(entry)
 }
 
@@ -214,7 +210,7 @@ async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), 
                 }
                 return Ok((file, seen));
             }
-            Err(error) => worker::console_error!("{key}: the pointer's head does not open the file, reading it instead: {error:?}"),
+            Err(error) => ctx.host.log_error(&format!("{key}: the pointer's head does not open the file, reading it instead: {error:?}")),
         }
     }
     ctx.usage.count_open_round();

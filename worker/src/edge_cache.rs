@@ -10,16 +10,13 @@
 //! Cloudflare it works on a custom domain or route, not on `*.workers.dev`
 //! (README "Deploy to Cloudflare").
 
+use crate::host::Host;
 use crate::usage::Usage;
 use rete_core::ByteRange;
 use std::rc::Rc;
-use worker::{Cache, Response};
 
 /// Where cache keys live: never fetched, only a name space for the keys.
 const KEY_ORIGIN: &str = "https://rete-blocks.invalid";
-
-/// Entries are immutable: a year, the longest the Cache API is told.
-const MAX_AGE_S: u64 = 365 * 24 * 3600;
 
 /// The key of a range of the file whose content hash is `version`.
 pub fn key(version: &str, range: ByteRange) -> String {
@@ -32,14 +29,13 @@ pub fn key(version: &str, range: ByteRange) -> String {
 #[derive(Clone)]
 pub struct EdgeCache {
     usage: Rc<Usage>,
-    context: Rc<worker::Context>,
+    host: Rc<dyn Host>,
 }
 
 impl EdgeCache {
-    /// The cache of a request whose counters are `usage` and whose late work
-    /// `context` waits for.
-    pub fn new(usage: Rc<Usage>, context: Rc<worker::Context>) -> Self {
-        Self { usage, context }
+    /// The cache of a request whose counters are `usage`, through the host's Cache API.
+    pub fn new(usage: Rc<Usage>, host: Rc<dyn Host>) -> Self {
+        Self { usage, host }
     }
 
     /// The bytes stored under `key`, `None` on a miss (the caller checks
@@ -49,15 +45,13 @@ impl EdgeCache {
         if !self.usage.try_take_cache_call() {
             return None;
         }
-        let mut response = match Cache::default().get(key, false).await {
-            Ok(Some(response)) if response.status_code() == 200 => response,
-            Ok(_) => return None,
+        let bytes = match self.host.cache_get(key).await {
+            Ok(bytes) => bytes?,
             Err(error) => {
-                worker::console_error!("cache match {key}: {error}");
+                self.host.log_error(&format!("cache match {key}: {error}"));
                 return None;
             }
         };
-        let bytes = response.bytes().await.ok()?;
         self.usage.count_cache_hit();
         Some(bytes)
     }
@@ -65,19 +59,8 @@ impl EdgeCache {
     /// Stores checked bytes under `key` after the response is sent, when a
     /// subrequest is left for it (storing is optional, reading is not).
     pub fn put_later(&self, key: String, bytes: Vec<u8>) {
-        if !self.usage.try_take_cache_call() {
-            return;
+        if self.usage.try_take_cache_call() {
+            self.host.cache_put_later(key, bytes);
         }
-        self.context.wait_until(async move {
-            let stored = async {
-                let mut response = Response::from_bytes(bytes)?;
-                response.headers_mut().set("cache-control", &format!("public, max-age={MAX_AGE_S}, immutable"))?;
-                response.headers_mut().set("content-type", "application/octet-stream")?;
-                Cache::default().put(key.as_str(), response).await
-            };
-            if let Err(error) = stored.await {
-                worker::console_error!("cache put {key}: {error}");
-            }
-        });
     }
 }

@@ -1,17 +1,19 @@
 //! What every route shares: the request context (config, R2, counters,
 //! negotiation inputs), the [`Reply`] a route returns, ETags and
-//! `If-None-Match`, and turning a reply into a `worker::Response` with the
+//! `If-None-Match`, and turning a reply into the [`Response`] with the
 //! headers every response carries (CORS, `x-rete-*`).
 
 use crate::config::Config;
 use crate::conneg::{self, Format};
 use crate::edge_cache::EdgeCache;
+use crate::host::{Clock, Host, Response};
 use crate::http_error::HttpError;
 use crate::r2::R2;
 use crate::usage::Usage;
 use futures_channel::mpsc;
 use std::rc::Rc;
-use worker::{Headers, Method, Response, ResponseBuilder, Url};
+use std::sync::Arc;
+use worker::{Method, Url};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Headers a browser script may read from a cross-origin response.
@@ -37,6 +39,10 @@ pub struct Ctx {
     pub if_none_match: Option<String>,
     /// When the request must be done (ms since the epoch).
     pub deadline_ms: f64,
+    /// The runtime (timers, background tasks, the error log).
+    pub host: Rc<dyn Host>,
+    /// The runtime's clock.
+    pub clock: Arc<dyn Clock>,
 }
 
 impl Ctx {
@@ -137,27 +143,24 @@ impl Reply {
         reply
     }
 
-    /// The `worker::Response`, with CORS and the `x-rete-*` counters.
-    pub fn into_response(self, usage: &Usage, head: bool) -> worker::Result<Response> {
-        let headers = Headers::new();
-        for (name, value) in &self.headers {
-            headers.append(name, value)?;
-        }
-        headers.set("access-control-allow-origin", "*")?;
-        headers.set("access-control-expose-headers", EXPOSED_HEADERS)?;
-        headers.set("x-rete-reads", &usage.reads.get().to_string())?;
-        headers.set("x-rete-bytes", &usage.bytes.get().to_string())?;
-        headers.set("x-rete-cache-hits", &usage.cache_hits.get().to_string())?;
-        headers.set("x-rete-subrequests", &usage.subrequests.get().to_string())?;
-        headers.set("x-rete-rounds", &usage.round_count().to_string())?;
-        headers.set("x-rete-memory", &memory_bytes().to_string())?;
-        let builder = ResponseBuilder::new().with_status(self.status).with_headers(headers);
-        Ok(match self.body {
-            Body::Empty => builder.empty(),
-            Body::Bytes(_) | Body::Stream(_) if head => builder.empty(),
-            Body::Bytes(bytes) => builder.fixed(bytes),
-            Body::Stream(chunks) => builder.from_stream(chunks)?,
-        })
+    /// The response: this reply with CORS and the `x-rete-*` counters, no
+    /// body for HEAD.
+    pub fn finish(self, usage: &Usage, head: bool) -> Response {
+        let common = [
+            ("access-control-allow-origin", "*".to_owned()),
+            ("access-control-expose-headers", EXPOSED_HEADERS.to_owned()),
+            ("x-rete-reads", usage.reads.get().to_string()),
+            ("x-rete-bytes", usage.bytes.get().to_string()),
+            ("x-rete-cache-hits", usage.cache_hits.get().to_string()),
+            ("x-rete-subrequests", usage.subrequests.get().to_string()),
+            ("x-rete-rounds", usage.round_count().to_string()),
+            ("x-rete-memory", memory_bytes().to_string()),
+        ];
+        // The common headers replace any of the same name (`Headers.set`).
+        let mut headers: Vec<(String, String)> = self.headers.into_iter().filter(|(name, _)| !common.iter().any(|(c, _)| name.eq_ignore_ascii_case(c))).collect();
+        headers.extend(common.into_iter().map(|(name, value)| (name.to_owned(), value)));
+        let body = if head { Body::Empty } else { self.body };
+        Response { status: self.status, headers, body }
     }
 }
 

@@ -7,14 +7,21 @@
 //! session); the read loop is `session.rs`, the block caches `pool.rs`,
 //! every R2 call `r2.rs`, and every error's status and body
 //! `http_error.rs`. README "Worker" lists the routes with curl examples.
+//!
+//! [`serve`] is the whole request handling over plain values and a
+//! [`Host`] (`host.rs`); the `fetch` event hands it workers-rs' request and
+//! runtime (`cloudflare.rs`), and the fuzzer an in-memory bucket
+//! (`fuzz/src/request.rs`), so both run the same code.
 
 mod answer;
+mod cloudflare;
 mod config;
 mod conneg;
 mod datasets;
 mod edge_cache;
-mod http;
-mod http_error;
+pub mod host;
+pub mod http;
+pub mod http_error;
 mod pages;
 mod pool;
 mod preamble;
@@ -26,13 +33,15 @@ mod usage;
 
 use config::Config;
 use edge_cache::EdgeCache;
+use host::{Host, Request, Response};
 use http::{Body, Ctx, Reply};
 use http_error::HttpError;
 use r2::R2;
 use rete_core::read::{RoundOptions, Rounds};
 use std::rc::Rc;
+use std::sync::Arc;
 use usage::Usage;
-use worker::{Env, Method, Request, Response, event};
+use worker::{Env, Method, event};
 
 /// Every var the config reads (see `config.rs`).
 const VARS: [&str; 16] = [
@@ -55,46 +64,66 @@ const VARS: [&str; 16] = [
 ];
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, context_of_event: worker::Context) -> worker::Result<Response> {
+async fn fetch(req: worker::Request, env: Env, context: worker::Context) -> worker::Result<worker::Response> {
     let head = req.method() == Method::Head;
-    match context(&req, &env, context_of_event) {
+    let response = match cloudflare::request(req) {
+        Ok(request) => {
+            let host = cloudflare::Cloudflare::new(&env, context).map(|host| Rc::new(host) as Rc<dyn Host>);
+            serve(request, host, |name| env.var(name).ok().map(|v| v.to_string())).await
+        }
+        Err(error) => Reply::error(&error).finish(&no_usage(), head),
+    };
+    cloudflare::response(response)
+}
+
+/// Answers one request: `var` reads the settings (`wrangler.toml` `[vars]`),
+/// `host` is the runtime (an error when a binding is missing).
+pub async fn serve(mut req: Request, host: Result<Rc<dyn Host>, HttpError>, var: impl Fn(&str) -> Option<String>) -> Response {
+    let head = req.method == Method::Head;
+    match context(&req, host, var) {
         Ok(ctx) => {
             let reply = match route(&mut req, &ctx).await {
                 Ok(reply) => reply,
                 Err(error) => {
                     if error.status() >= 500 {
-                        worker::console_error!("{} {}: {} {}", req.method().to_string(), ctx.url.path(), error.status(), error.message());
+                        ctx.host.log_error(&format!("{} {}: {} {}", req.method, ctx.url.path(), error.status(), error.message()));
                     }
                     Reply::error(&error)
                 }
             };
-            reply.into_response(&ctx.usage, head)
+            reply.finish(&ctx.usage, head)
         }
-        Err(error) => Reply::error(&error).into_response(&Usage::new(Rounds::new(RoundOptions::default()), 0), head),
+        Err(error) => Reply::error(&error).finish(&no_usage(), head),
     }
 }
 
-fn context(req: &Request, env: &Env, event: worker::Context) -> Result<Ctx, HttpError> {
+/// The counters of a request that read nothing.
+fn no_usage() -> Usage {
+    Usage::new(Rounds::new(RoundOptions::default()), 0)
+}
+
+fn context(req: &Request, host: Result<Rc<dyn Host>, HttpError>, var: impl Fn(&str) -> Option<String>) -> Result<Ctx, HttpError> {
     let config = Config::from_vars(|name| {
         debug_assert!(VARS.contains(&name));
-        env.var(name).ok().map(|v| v.to_string())
+        var(name)
     })
     .map_err(HttpError::Config)?;
-    let bucket = env.bucket("BUCKET").map_err(|e| HttpError::Config(format!("no R2 binding named BUCKET ({e}); see wrangler.toml")))?;
-    let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
-    let header = |name: &str| req.headers().get(name).ok().flatten();
+    let host = host?;
+    let clock = host.clock();
     let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds }), config.max_subrequests));
-    let deadline_ms = js_sys::Date::now() + config.max_time_ms as f64;
+    let deadline_ms = clock.now_ms() + config.max_time_ms as f64;
     Ok(Ctx {
-        r2: R2::new(bucket, Rc::clone(&usage), deadline_ms),
-        cache: EdgeCache::new(Rc::clone(&usage), Rc::new(event)),
+        r2: R2::new(Rc::clone(&host), Arc::clone(&clock), Rc::clone(&usage), deadline_ms),
+        cache: EdgeCache::new(Rc::clone(&usage), Rc::clone(&host)),
         usage,
-        method: req.method(),
-        accept: header("accept"),
-        if_none_match: header("if-none-match"),
+        method: req.method.clone(),
+        accept: req.header("accept"),
+        if_none_match: req.header("if-none-match"),
         deadline_ms,
         config,
-        url,
+        url: req.url.clone(),
+        host,
+        clock,
     })
 }
 
@@ -104,7 +133,7 @@ async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let read = matches!(ctx.method, Method::Get | Method::Head);
     if ctx.method == Method::Options {
-        return Ok(preflight(req.headers().get("access-control-request-headers").ok().flatten()));
+        return Ok(preflight(req.header("access-control-request-headers")));
     }
     match segments.as_slice() {
         [""] if read => routes::index::handle(ctx).await,

@@ -4,6 +4,7 @@
 //! whatever the concurrency or the file size. A returned cache keeps its
 //! blocks (keyed by content hash) for the next request.
 
+use crate::host::{Clock, Host};
 use crate::http_error::HttpError;
 use rete_core::read::BlockCache;
 use std::cell::RefCell;
@@ -51,10 +52,10 @@ pub struct Terms {
 
 /// Takes a free cache, or a new one while fewer than `max_caches` are out;
 /// else waits for one until the deadline.
-pub async fn take(terms: &Terms) -> Result<(BlockCache, Lease), HttpError> {
+pub async fn take(terms: &Terms, host: &dyn Host, clock: &dyn Clock) -> Result<(BlockCache, Lease), HttpError> {
     let max_caches = terms.max_caches.max(1);
     loop {
-        let now = js_sys::Date::now();
+        let now = clock.now_ms();
         let taken = POOL.with(|pool| {
             let mut pool = pool.borrow_mut();
             pool.leases.retain(|(_, taken_at)| now - taken_at < terms.max_time_ms as f64 + LEASE_GRACE_MS);
@@ -74,7 +75,7 @@ pub async fn take(terms: &Terms) -> Result<(BlockCache, Lease), HttpError> {
         if now > terms.deadline_ms {
             return Err(HttpError::Busy(format!("all {max_caches} query slots of this isolate stayed busy until the time limit; retry")));
         }
-        worker::Delay::from(std::time::Duration::from_millis(POLL_MS)).await;
+        host.sleep(POLL_MS).await;
     }
 }
 

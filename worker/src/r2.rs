@@ -7,21 +7,23 @@
 //! against what was asked: the length of every body, and the etag a range
 //! read was pinned to. Nothing here decodes a byte of the format; the test
 //! harness that wraps the binding (tests/worker/r2-faults.js: failures,
-//! hangs, short and foreign bodies) sees every read here.
+//! hangs, short and foreign bodies) sees every read here. The binding itself
+//! is behind [`Host`] (`cloudflare.rs` in the Worker).
 
+use crate::host::{Clock, Condition, Host, Object, Span};
 use crate::http_error::HttpError;
 use crate::usage::Usage;
 use futures_util::future::{Either, select};
 use rete_core::ByteRange;
 use std::future::Future;
 use std::rc::Rc;
-use std::time::Duration;
-use worker::{Bucket, Conditional, Delay, Range};
+use std::sync::Arc;
 
 /// The bucket, counting what the request reads.
 #[derive(Clone)]
 pub struct R2 {
-    bucket: Rc<Bucket>,
+    host: Rc<dyn Host>,
+    clock: Arc<dyn Clock>,
     usage: Rc<Usage>,
     deadline_ms: f64,
 }
@@ -44,7 +46,7 @@ pub struct Prefix {
     pub size: u64,
 }
 
-fn storage(what: &str, error: worker::Error) -> HttpError {
+fn storage(what: &str, error: String) -> HttpError {
     HttpError::Storage(format!("R2 {what} failed: {error}"))
 }
 
@@ -58,15 +60,15 @@ fn check_length(key: &str, bytes: &[u8], offset: u64, length: u64) -> Result<(),
 }
 
 impl R2 {
-    /// Wraps the binding for a request that ends at `deadline_ms` (`Date.now()`).
-    pub fn new(bucket: Bucket, usage: Rc<Usage>, deadline_ms: f64) -> Self {
-        Self { bucket: Rc::new(bucket), usage, deadline_ms }
+    /// Wraps the host's bucket for a request that ends at `deadline_ms` (`Date.now()`).
+    pub fn new(host: Rc<dyn Host>, clock: Arc<dyn Clock>, usage: Rc<Usage>, deadline_ms: f64) -> Self {
+        Self { host, clock, usage, deadline_ms }
     }
 
     /// Awaits one R2 call (`what`), or the request's deadline if that comes first.
-    async fn in_time<T>(&self, what: &str, call: impl Future<Output = worker::Result<T>>) -> Result<T, HttpError> {
-        let left_ms = (self.deadline_ms - js_sys::Date::now()).max(0.0) as u64;
-        match select(Box::pin(call), Box::pin(Delay::from(Duration::from_millis(left_ms)))).await {
+    async fn in_time<T>(&self, what: &str, call: impl Future<Output = Result<T, String>>) -> Result<T, HttpError> {
+        let left_ms = (self.deadline_ms - self.clock.now_ms()).max(0.0) as u64;
+        match select(Box::pin(call), self.host.sleep(left_ms)).await {
             Either::Left((result, _)) => result.map_err(|e| storage(what, e)),
             Either::Right(_) => Err(HttpError::Storage(format!("R2 {what} did not answer within the request's time limit (MAX_TIME_MS)"))),
         }
@@ -78,30 +80,26 @@ impl R2 {
     /// a body). Objects larger than `max_bytes` are refused unread.
     pub async fn get_small(&self, key: &str, max_bytes: u64, unless_etag: Option<&str>) -> Result<Option<Small>, HttpError> {
         self.usage.take_subrequest()?;
-        let mut get = self.bucket.get(key);
-        if let Some(etag) = unless_etag {
-            get = get.only_if(Conditional { etag_does_not_match: Some(etag.to_owned()), ..Conditional::default() });
-        }
-        let object = self.in_time(&format!("get {key}"), get.execute()).await?;
-        let Some(object) = object else {
+        let condition = unless_etag.map_or(Condition::Always, |etag| Condition::EtagDoesNotMatch(etag.to_owned()));
+        let object = self.in_time(&format!("get {key}"), self.host.get(key, Span::Whole, condition)).await?;
+        let Some(Object { etag, size, body }) = object else {
             self.usage.count_read(0);
             return Ok(None);
         };
-        let etag = object.etag();
-        if object.size() > max_bytes {
+        if size > max_bytes {
             self.usage.count_read(0);
-            return Err(HttpError::Storage(format!("{key} is {} bytes, more than the {max_bytes} expected of it", object.size())));
+            return Err(HttpError::Storage(format!("{key} is {size} bytes, more than the {max_bytes} expected of it")));
         }
-        let Some(body) = object.body() else {
+        let Some(body) = body else {
             self.usage.count_read(0);
             return match unless_etag {
                 Some(unchanged) if unchanged == etag => Ok(Some(Small { bytes: None, etag })),
                 _ => Err(HttpError::Storage(format!("R2 returned {key} without a body"))),
             };
         };
-        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
+        let bytes = self.in_time(&format!("read of {key}"), body).await?;
         self.usage.count_read(bytes.len());
-        check_length(key, &bytes, 0, object.size())?;
+        check_length(key, &bytes, 0, size)?;
         Ok(Some(Small { bytes: Some(bytes), etag }))
     }
 
@@ -109,14 +107,13 @@ impl R2 {
     /// object does not exist.
     pub async fn get_prefix(&self, key: &str, length: u64) -> Result<Option<Prefix>, HttpError> {
         self.usage.take_subrequest()?;
-        let object = self.in_time(&format!("get {key}"), self.bucket.get(key).range(Range::Prefix { length }).execute()).await?;
-        let Some(object) = object else {
+        let object = self.in_time(&format!("get {key}"), self.host.get(key, Span::Prefix { length }, Condition::Always)).await?;
+        let Some(Object { etag, size, body }) = object else {
             self.usage.count_read(0);
             return Ok(None);
         };
-        let (etag, size) = (object.etag(), object.size());
-        let body = object.body().ok_or_else(|| HttpError::Storage(format!("R2 returned {key} without a body")))?;
-        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
+        let body = body.ok_or_else(|| HttpError::Storage(format!("R2 returned {key} without a body")))?;
+        let bytes = self.in_time(&format!("read of {key}"), body).await?;
         self.usage.count_read(bytes.len());
         check_length(key, &bytes, 0, length.min(size))?;
         Ok(Some(Prefix { bytes, etag, size }))
@@ -129,17 +126,14 @@ impl R2 {
     pub async fn get_range(&self, key: &str, etag: Option<&str>, range: ByteRange) -> Result<Vec<u8>, HttpError> {
         let changed = || HttpError::Changed(format!("{key} changed or disappeared while it was being read; retry"));
         self.usage.take_subrequest()?;
-        let mut get = self.bucket.get(key).range(Range::OffsetWithLength { offset: range.offset, length: range.length });
-        if let Some(etag) = etag {
-            get = get.only_if(Conditional { etag_matches: Some(etag.to_owned()), ..Conditional::default() });
-        }
-        let object = self.in_time(&format!("ranged get of {key}"), get.execute()).await?;
-        let pinned = |object: &&worker::Object| etag.is_none_or(|etag| object.etag() == etag);
-        let Some(body) = object.as_ref().filter(pinned).and_then(|object| object.body()) else {
+        let condition = etag.map_or(Condition::Always, |etag| Condition::EtagMatches(etag.to_owned()));
+        let object = self.in_time(&format!("ranged get of {key}"), self.host.get(key, Span::Range(range), condition)).await?;
+        let pinned = |object: &Object| etag.is_none_or(|etag| object.etag == etag);
+        let Some(body) = object.filter(pinned).and_then(|object| object.body) else {
             self.usage.count_read(0);
             return Err(changed());
         };
-        let bytes = self.in_time(&format!("read of {key}"), body.bytes()).await?;
+        let bytes = self.in_time(&format!("read of {key}"), body).await?;
         self.usage.count_read(bytes.len());
         check_length(key, &bytes, range.offset, range.length)?;
         Ok(bytes)
@@ -152,15 +146,11 @@ impl R2 {
         let mut cursor: Option<String> = None;
         loop {
             self.usage.take_subrequest()?;
-            let mut list = self.bucket.list().prefix(prefix).delimiter("/");
-            if let Some(cursor) = cursor.take() {
-                list = list.cursor(cursor);
-            }
-            let page = self.in_time(&format!("list {prefix}"), list.execute()).await?;
+            let page = self.in_time(&format!("list {prefix}"), self.host.list(prefix, cursor.take())).await?;
             self.usage.count_read(0);
-            found.extend(page.delimited_prefixes());
-            match page.cursor() {
-                Some(next) if page.truncated() => {
+            found.extend(page.prefixes);
+            match page.cursor {
+                Some(next) if page.truncated => {
                     cursor = Some(next);
                     if found.len() >= max {
                         break;

@@ -10,6 +10,7 @@
 use crate::config::Config;
 use crate::datasets::{self, Dataset};
 use crate::edge_cache::{self, EdgeCache};
+use crate::host::Clock;
 use crate::http::Ctx;
 use crate::http_error::HttpError;
 use crate::pool::{self, Lease};
@@ -20,6 +21,7 @@ use rete_core::read::{BlockKey, FetchPlan, Step, Unfetched};
 use rete_core::{ByteRange, ReadError, Store};
 use std::collections::HashSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// One request's reads of one dataset. Dropping it keeps the sections it
 /// read for the next requests and gives the block cache back.
@@ -31,6 +33,7 @@ pub struct Session {
     source: R2Source,
     cache: EdgeCache,
     usage: Rc<Usage>,
+    clock: Arc<dyn Clock>,
     max_read_bytes: u64,
     max_time_ms: u64,
     deadline_ms: f64,
@@ -48,7 +51,7 @@ impl Session {
             max_time_ms: config.max_time_ms,
             deadline_ms: ctx.deadline_ms,
         };
-        let (cache, lease) = pool::take(&terms).await?;
+        let (cache, lease) = pool::take(&terms, ctx.host.as_ref(), ctx.clock.as_ref()).await?;
         let file = &dataset.file;
         let store = Store::from_parts(Unfetched, file.header.clone(), file.index.clone(), cache);
         for (range, bytes) in file.kept() {
@@ -61,6 +64,7 @@ impl Session {
             cache: ctx.cache.clone(),
             dataset,
             usage: Rc::clone(&ctx.usage),
+            clock: Arc::clone(&ctx.clock),
             max_read_bytes: config.max_read_bytes,
             max_time_ms: config.max_time_ms,
             deadline_ms: ctx.deadline_ms,
@@ -105,7 +109,7 @@ impl Session {
     /// lookups and writes are left out when none is left for them, a read
     /// from R2 never (422 past the budget).
     async fn fetch(&mut self, plan: &FetchPlan) -> Result<(), HttpError> {
-        if js_sys::Date::now() > self.deadline_ms {
+        if self.clock.now_ms() > self.deadline_ms {
             return Err(HttpError::worker_budget("deadline", self.max_time_ms, format!("query exceeded its time limit of {} ms", self.max_time_ms)));
         }
         if self.read_bytes + plan.bytes() > self.max_read_bytes {

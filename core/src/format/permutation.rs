@@ -84,6 +84,29 @@ impl Permutation {
     }
 }
 
+impl Permutation {
+    /// The permutation serving a pattern whose bound (s, p, o) positions are
+    /// single ids or, where `ranged`, id ranges (the triple terms with a given
+    /// prefix, FORMAT.md §5.1), and how many leading key components are
+    /// bound. Single ids lead and ranges follow, so that a range after them
+    /// is one contiguous run of keys; without ranges it is [`Self::for_bound`].
+    pub fn for_ranges(bound: [bool; 3], ranged: [bool; 3]) -> (Self, usize) {
+        let exact = |position: usize| bound[position] && !ranged[position];
+        let range = |position: usize| bound[position] && ranged[position];
+        if !(0..3).any(range) {
+            return Self::for_bound(bound[0], bound[1], bound[2]);
+        }
+        let exact_count = (0..3).filter(|&p| exact(p)).count();
+        let bound_count = (0..3).filter(|&p| bound[p]).count();
+        let fits = |permutation: &Self| {
+            let order = permutation.order();
+            order[..exact_count].iter().all(|&p| exact(p)) && order[exact_count..bound_count].iter().all(|&p| range(p))
+        };
+        // Some order lists any split of the three positions in this way.
+        (Self::ALL.into_iter().find(fits).unwrap_or(Self::Spo), bound_count)
+    }
+}
+
 /// Decodes a decompressed permutation block into its keys.
 pub fn decode_block(raw: &[u8], what: &str, offset: u64) -> Result<Vec<Key>, FormatError> {
     let corrupt = |e: varint::CursorError| FormatError::corrupt(what, offset, format!("{} at byte {} of the decompressed block", e.reason, e.position));

@@ -15,7 +15,7 @@ mod rounds;
 mod terms;
 
 pub use cache::{BlockCache, CacheFull};
-pub use pattern::{GraphFilter, QuadIter, QuadPattern};
+pub use pattern::{GraphFilter, QuadIter, QuadPattern, QuadRanges};
 pub use keys::{PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
@@ -418,6 +418,53 @@ impl<S: RangeSource> Store<S> {
         Ok(found)
     }
 
+    /// The ids of the terms whose encoding starts with `prefix`: consecutive,
+    /// as the dictionary is sorted by encoded bytes (FORMAT.md §5.1). Reads
+    /// the dictionary blocks where the range starts and ends (one when they
+    /// are the same); a miss names both.
+    pub fn ids_with_prefix(&self, prefix: &[u8]) -> Result<std::ops::Range<TermId>, ReadError> {
+        let start = self.first_id_at_or_after(prefix);
+        let end = match prefix_successor(prefix) {
+            Some(after) => self.first_id_at_or_after(&after),
+            None => Ok(self.end_id()),
+        };
+        match (start, end) {
+            (Ok(start), Ok(end)) => Ok(start..end.max(start)),
+            (Err(ReadError::Missing(mut first)), Err(ReadError::Missing(second))) => {
+                first.extend(second);
+                Err(ReadError::Missing(first))
+            }
+            (Err(error), _) | (_, Err(error)) => Err(error),
+        }
+    }
+
+    /// The dictionary blocks' ids that hold [`Self::ids_with_prefix`]'s
+    /// answer, known from INDEX without reading: for speculative reads.
+    pub fn ids_around_prefix(&self, prefix: &[u8]) -> std::ops::Range<TermId> {
+        let first = self.index.dictionary.first().map_or(1, |e| e.first_id);
+        let start = self.dictionary_block_for_term(prefix).map_or(first, |(_, ids)| ids.start);
+        let end = match prefix_successor(prefix) {
+            Some(after) => self.dictionary_block_for_term(&after).map_or(first, |(_, ids)| ids.end),
+            None => self.end_id(),
+        };
+        start..end.max(start)
+    }
+
+    /// The id of the first term whose encoding is ≥ `encoded` (one past
+    /// the last id when there is none).
+    fn first_id_at_or_after(&self, encoded: &[u8]) -> Result<TermId, ReadError> {
+        let Some(number) = self.index.dictionary_block_for_term(encoded) else {
+            return Ok(self.index.dictionary.first().map_or(1, |e| e.first_id));
+        };
+        let block = self.dictionary_block(number)?;
+        Ok(self.index.dictionary[number].first_id + block.lower_bound(encoded) as u64)
+    }
+
+    /// One past the last id of the dictionary.
+    fn end_id(&self) -> TermId {
+        self.index.dictionary.last().map_or(1, |e| e.first_id + e.term_count)
+    }
+
     /// The encoded term of an id (FORMAT.md §5.2, id → string).
     pub fn encoded_term(&self, id: TermId) -> Result<Vec<u8>, ReadError> {
         let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
@@ -433,6 +480,12 @@ impl<S: RangeSource> Store<S> {
 
     /// The quads matching a pattern, in the chosen permutation's order.
     pub fn quads(&self, pattern: QuadPattern) -> QuadIter<'_, S> {
+        QuadIter::new(self, pattern.into())
+    }
+
+    /// The quads whose positions are in id ranges, in the chosen
+    /// permutation's order ([`QuadRanges::plan`]).
+    pub fn quads_in(&self, pattern: QuadRanges) -> QuadIter<'_, S> {
         QuadIter::new(self, pattern)
     }
 
@@ -734,6 +787,19 @@ impl crate::format::header::Section {
     }
 }
 
+/// The least byte string greater than every string starting with `prefix`
+/// (`None`: there is none, the prefix is all 0xFF).
+fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut after = prefix.to_vec();
+    while let Some(last) = after.pop() {
+        if last < u8::MAX {
+            after.push(last + 1);
+            return Some(after);
+        }
+    }
+    None
+}
+
 #[cfg(all(test, feature = "write"))]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -767,3 +833,4 @@ mod tests {
         assert_eq!(error.to_string(), format!("corrupt INDEX at byte {}: SPO block counts add up to more than 2^64 quads", header.sections[0].offset));
     }
 }
+

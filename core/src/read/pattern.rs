@@ -1,12 +1,15 @@
 //! Quad patterns: pick the permutation whose key prefix is the bound
-//! positions, then walk only the blocks that can hold that prefix. A scan
-//! that meets a missing block asks for the next few blocks of its range too
-//! (read-ahead), doubling with what it has already read, so a long scan
-//! costs a logarithmic number of rounds.
+//! positions, then walk only the blocks that can hold that prefix. A bound
+//! position may be a range of ids (the triple terms a pattern's triple term
+//! with free parts can match, FORMAT.md §5.1), walked after the single ids.
+//! A scan that meets a missing block asks for the next few blocks of its
+//! range too (read-ahead), doubling with what it has already read, so a long
+//! scan costs a logarithmic number of rounds.
 
 use super::{BlockKey, PermutationKeys, RangeSource, RowCursor, Store};
 use crate::format::permutation::Permutation;
 use crate::{ReadError, TermId};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Bytes of blocks a scan wants past the one it misses when it has read
@@ -69,13 +72,51 @@ impl QuadPattern {
     }
 }
 
+/// A quad pattern whose positions are id ranges; `None` is a variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuadRanges {
+    /// Subject ids.
+    pub subject: Option<Range<TermId>>,
+    /// Predicate ids.
+    pub predicate: Option<Range<TermId>>,
+    /// Object ids.
+    pub object: Option<Range<TermId>>,
+    /// Graphs.
+    pub graph: GraphFilter,
+}
+
+impl From<QuadPattern> for QuadRanges {
+    fn from(pattern: QuadPattern) -> Self {
+        let one = |id: Option<TermId>| id.map(|id| id..id.saturating_add(1));
+        Self { subject: one(pattern.subject), predicate: one(pattern.predicate), object: one(pattern.object), graph: pattern.graph }
+    }
+}
+
+impl QuadRanges {
+    /// The permutation serving the pattern and its bound key components, in
+    /// key order: single ids first, then ranges ([`Permutation::for_ranges`]).
+    pub fn plan(&self) -> (Permutation, Vec<Range<TermId>>) {
+        let spo = [&self.subject, &self.predicate, &self.object];
+        let bound = spo.map(Option::is_some);
+        let ranged = spo.map(|r| r.as_ref().is_some_and(|r| r.end.checked_sub(r.start) != Some(1)));
+        let (permutation, count) = Permutation::for_ranges(bound, ranged);
+        let order = permutation.key([0, 1, 2, 3]);
+        let bounds = order[..count].iter().filter_map(|&position| spo.get(position as usize).and_then(|r| (*r).clone())).collect();
+        (permutation, bounds)
+    }
+}
+
 /// Iterator over the `[s, p, o, g]` quads matching a pattern.
 pub struct QuadIter<'a, S> {
     store: &'a Store<S>,
-    pattern: QuadPattern,
+    graph: GraphFilter,
     permutation: Permutation,
-    prefix: Vec<TermId>,
-    blocks: std::ops::Range<usize>,
+    /// The bound key components, in key order.
+    bounds: Vec<Range<TermId>>,
+    /// Their first and last keys: the scan runs from `low` (a seek) to `high`.
+    low: Vec<TermId>,
+    high: Vec<TermId>,
+    blocks: std::vec::IntoIter<usize>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
     /// Bytes of the blocks read so far: the read-ahead doubles with it.
     read_bytes: u64,
@@ -83,10 +124,19 @@ pub struct QuadIter<'a, S> {
 }
 
 impl<'a, S: RangeSource> QuadIter<'a, S> {
-    pub(super) fn new(store: &'a Store<S>, pattern: QuadPattern) -> Self {
-        let (permutation, prefix) = pattern.plan();
-        let blocks = store.index().blocks_for_prefix(permutation, &prefix);
-        Self { store, pattern, permutation, prefix, blocks, current: None, read_bytes: 0, done: false }
+    pub(super) fn new(store: &'a Store<S>, pattern: QuadRanges) -> Self {
+        let (permutation, bounds) = pattern.plan();
+        let empty = bounds.iter().any(Range::is_empty);
+        let low: Vec<TermId> = bounds.iter().map(|r| r.start).collect();
+        let high: Vec<TermId> = bounds.iter().map(|r| r.end.saturating_sub(1)).collect();
+        let blocks: Vec<usize> = if empty {
+            Vec::new()
+        } else if bounds.iter().all(|r| r.end - r.start == 1) {
+            store.index().blocks_for_prefix(permutation, &low).collect()
+        } else {
+            store.index().blocks_for_bounds(permutation, &bounds)
+        };
+        Self { store, graph: pattern.graph, permutation, bounds, low, high, blocks: blocks.into_iter(), current: None, read_bytes: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -115,27 +165,28 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
     type Item = Result<[TermId; 4], ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let bound = self.prefix.len();
+        let bound = self.bounds.len();
         while !self.done {
             if let Some((keys, cursor)) = &mut self.current {
                 while let Some(key) = cursor.next(keys) {
-                    match key[..bound].cmp(&self.prefix) {
-                        std::cmp::Ordering::Less => continue,
-                        std::cmp::Ordering::Greater => {
-                            self.done = true;
-                            return None;
-                        }
-                        std::cmp::Ordering::Equal if self.pattern.graph.accepts(key[3]) => {
-                            return Some(Ok(self.permutation.quad(key)));
-                        }
-                        std::cmp::Ordering::Equal => {}
+                    if key[..bound] < self.low[..] {
+                        continue;
+                    }
+                    if key[..bound] > self.high[..] {
+                        self.done = true;
+                        return None;
+                    }
+                    // Between low and high, a range that is not the last
+                    // bound component lets other keys through.
+                    if self.graph.accepts(key[3]) && key.iter().zip(&self.bounds).all(|(id, range)| range.contains(id)) {
+                        return Some(Ok(self.permutation.quad(key)));
                     }
                 }
             }
             let Some(number) = self.blocks.next() else { break };
             match self.store.permutation_block(self.permutation, number) {
                 Ok(keys) => {
-                    let cursor = keys.seek(&self.prefix);
+                    let cursor = keys.seek(&self.low);
                     self.current = Some((keys, cursor));
                     self.read_bytes += self.store.block_range(BlockKey::Permutation(self.permutation, number)).map_or(0, |r| r.length);
                 }

@@ -10,11 +10,18 @@
 //! its id range falls in), a term decode gives a placeholder. Such a run's
 //! answer is garbage; the meter remembers the miss and the answer ends with
 //! the `Missing` error (`mod.rs`), see `docs/READ-PATH.md`.
+//!
+//! A triple term with free parts in a pattern (`?r :q <<( :s :p ?o )>>`) is
+//! read as a range of ids: triple terms are stored with their parts in full
+//! (`06 S 00 P 00 O`, FORMAT.md §5.1) in a dictionary sorted by bytes, so
+//! those starting with the parts given are consecutive ids
+//! ([`QueryableDataset::internal_triple_terms`], vendor/README.md change 9).
 
 use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
-use crate::read::{GraphFilter, QuadIter, QuadPattern, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
+use crate::format::term::TRIPLE_TERM;
+use crate::read::{GraphFilter, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
 use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term, TermRef};
@@ -37,6 +44,21 @@ pub enum InternalTerm {
     /// it, its id is in the range (the block's). Only a run that missed
     /// blocks makes these, and its answer is thrown away.
     Pending(Rc<Term>, Range<TermId>),
+    /// The triple terms a pattern's triple term with free parts can match:
+    /// only ever a bound of a quad pattern, never a value.
+    TripleTerms(Rc<TripleTerms>),
+}
+
+/// The stored triple terms whose encoding starts with `prefix`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct TripleTerms {
+    /// `None` when a part given by id was not decoded in this run (its
+    /// block is missing): the run is thrown away, it matches nothing.
+    prefix: Option<Vec<u8>>,
+    /// Their ids, or while `pending` the ids of the dictionary blocks that
+    /// hold them (the blocks are missing).
+    ids: Range<TermId>,
+    pending: bool,
 }
 
 /// Returned to spareval when evaluation must stop; the real cause (a read
@@ -81,7 +103,11 @@ const PENDING_IRI: &str = "urn:x-rete:pending:";
 enum Bound {
     Free,
     Id(TermId),
-    Pending(Range<TermId>),
+    /// The consecutive ids of the triple terms a triple term with free parts matches.
+    Ids(Range<TermId>),
+    /// Not known in this run (dictionary blocks missing): within these ids,
+    /// one of them unless `ranged`.
+    Pending { ids: Range<TermId>, ranged: bool },
     /// A term the dataset does not hold: the pattern matches nothing.
     Absent,
 }
@@ -91,8 +117,14 @@ impl Bound {
         match term {
             None => Self::Free,
             Some(InternalTerm::Stored(id)) => Self::Id(*id),
-            Some(InternalTerm::Pending(_, ids)) => Self::Pending(ids.clone()),
+            Some(InternalTerm::Pending(_, ids)) => Self::Pending { ids: ids.clone(), ranged: false },
             Some(InternalTerm::Computed(_)) => Self::Absent,
+            Some(InternalTerm::TripleTerms(terms)) => match (&terms.prefix, terms.pending) {
+                (None, _) => Self::Absent,
+                (Some(_), true) => Self::Pending { ids: terms.ids.clone(), ranged: true },
+                (Some(_), false) if terms.ids.is_empty() => Self::Absent,
+                (Some(_), false) => Self::Ids(terms.ids.clone()),
+            },
         }
     }
 
@@ -100,8 +132,12 @@ impl Bound {
         match self {
             Self::Free | Self::Absent => None,
             Self::Id(id) => Some(*id..id.saturating_add(1)),
-            Self::Pending(ids) => Some(ids.clone()),
+            Self::Ids(ids) | Self::Pending { ids, .. } => Some(ids.clone()),
         }
+    }
+
+    fn is_ranged(&self) -> bool {
+        matches!(self, Self::Ids(_) | Self::Pending { ranged: true, .. })
     }
 }
 
@@ -115,6 +151,23 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn with_union_default_graph(mut self, union: bool) -> Self {
         self.union_default_graph = union;
         self
+    }
+
+    /// The encoded form of a part of a triple term (`None`: not decoded in
+    /// this run, its block is missing).
+    fn encoded_part(&self, part: &InternalTerm) -> Result<Option<Vec<u8>>, Stopped> {
+        match part {
+            InternalTerm::Stored(id) => match self.store.encoded_term(*id) {
+                Ok(encoded) => Ok(Some(encoded)),
+                Err(ReadError::Missing(ranges)) => {
+                    self.meter.note_missing(&ranges);
+                    Ok(None)
+                }
+                Err(error) => Err(self.fail(error)),
+            },
+            InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Some(encode_term(term.as_ref().as_ref()))),
+            InternalTerm::TripleTerms(terms) => Ok(terms.prefix.clone()),
+        }
     }
 
     fn fail(&self, error: ReadError) -> Stopped {
@@ -180,7 +233,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     /// Asks for the quad blocks a pattern with pending terms would read, so
     /// they come in the same round as the terms' dictionary blocks.
     fn speculate(&self, bounds: [&Bound; 3]) {
-        let (permutation, bound) = Permutation::for_bound(!matches!(bounds[0], Bound::Free), !matches!(bounds[1], Bound::Free), !matches!(bounds[2], Bound::Free));
+        let (permutation, bound) = Permutation::for_ranges(bounds.map(|b| !matches!(b, Bound::Free)), bounds.map(Bound::is_ranged));
         let order = permutation.key([0, 1, 2, 3]);
         let Some(ranges) = order[..bound].iter().map(|&position| bounds.get(position as usize).and_then(|b| b.ids())).collect::<Option<Vec<_>>>() else { return };
         let left = SPECULATE_MAX_RUN_BYTES.saturating_sub(self.speculated_bytes.get());
@@ -208,18 +261,17 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             Some(None) if self.union_default_graph => Some(GraphFilter::Any),
             Some(None) => Some(GraphFilter::Default),
             Some(Some(InternalTerm::Stored(id))) => Some(GraphFilter::Named(*id)),
-            Some(Some(InternalTerm::Computed(_) | InternalTerm::Pending(..))) => None,
+            Some(Some(InternalTerm::Computed(_) | InternalTerm::Pending(..) | InternalTerm::TripleTerms(_))) => None,
         };
         let absent = bounds.iter().any(|b| matches!(b, Bound::Absent));
-        let pending = bounds.iter().any(|b| matches!(b, Bound::Pending(_)));
+        let pending = bounds.iter().any(|b| matches!(b, Bound::Pending { .. }));
         let quads = match (graph, absent, pending) {
             (Some(_), false, true) => {
                 self.speculate([&bounds[0], &bounds[1], &bounds[2]]);
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                let id = |b: &Bound| if let Bound::Id(id) = b { Some(*id) } else { None };
-                Some(self.store.quads(QuadPattern { subject: id(&bounds[0]), predicate: id(&bounds[1]), object: id(&bounds[2]), graph }))
+                Some(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph }))
             }
             _ => None,
         };
@@ -235,7 +287,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     fn contains_internal_graph_name(&self, graph_name: &InternalTerm) -> Result<bool, Stopped> {
         Ok(match graph_name {
             InternalTerm::Stored(id) => self.store.index().graphs.binary_search_by_key(id, |g| g.id).is_ok(),
-            InternalTerm::Computed(_) | InternalTerm::Pending(..) => false,
+            InternalTerm::Computed(_) | InternalTerm::Pending(..) | InternalTerm::TripleTerms(_) => false,
         })
     }
 
@@ -256,6 +308,11 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 Ok(term)
             }
             InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Rc::unwrap_or_clone(term)),
+            InternalTerm::TripleTerms(_) => {
+                // spareval only hands these back to `internal_quads_for_pattern`.
+                self.meter.stop(QueryError::Evaluation("a triple pattern's range of triple terms was used as a value".into()));
+                Err(Stopped)
+            }
         }
     }
 
@@ -290,6 +347,41 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             }
         }
         Ok(value)
+    }
+
+    /// FORMAT.md §5.1: a triple term is `06 S 00 P 00 O` with its parts in
+    /// full, so the parts given, up to the first free one, are a prefix of
+    /// the encoding of every triple term that matches, and those triple terms
+    /// are consecutive ids. An inner triple term with free parts extends the
+    /// prefix by its own (triple terms nest in object position); `<<( ?s :p :o )>>`
+    /// narrows to every triple term, spareval checks the rest.
+    fn internal_triple_terms(&self, subject: Option<&InternalTerm>, predicate: Option<&InternalTerm>, object: Option<&InternalTerm>) -> Result<Option<InternalTerm>, Stopped> {
+        if !self.meter.step() {
+            return Err(Stopped);
+        }
+        let none = |prefix| Ok(Some(InternalTerm::TripleTerms(Rc::new(TripleTerms { prefix, ids: 0..0, pending: false }))));
+        if !self.store.header().has_triple_terms() {
+            return none(Some(vec![TRIPLE_TERM]));
+        }
+        let mut prefix = vec![TRIPLE_TERM];
+        for (part, last) in [(subject, false), (predicate, false), (object, true)] {
+            let Some(part) = part else { break };
+            let Some(encoded) = self.encoded_part(part)? else { return none(None) };
+            prefix.extend_from_slice(&encoded);
+            if last || matches!(part, InternalTerm::TripleTerms(_)) {
+                break;
+            }
+            prefix.push(0x00);
+        }
+        let (ids, pending) = match self.store.ids_with_prefix(&prefix) {
+            Ok(ids) => (ids, false),
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                (self.store.ids_around_prefix(&prefix), true)
+            }
+            Err(error) => return Err(self.fail(error)),
+        };
+        Ok(Some(InternalTerm::TripleTerms(Rc::new(TripleTerms { prefix: Some(prefix), ids, pending }))))
     }
 
     fn internalize_expression_term(&self, term: ExpressionTerm) -> Result<InternalTerm, Stopped> {

@@ -110,6 +110,26 @@ pub trait QueryableDataset<'a>: Sized + 'a {
             .externalize_expression_term(term)?
             .effective_boolean_value())
     }
+
+    /// rete: a bound standing for the triple terms `<<( subject predicate object )>>` with
+    /// some parts free (`None`), for a quad pattern with such a triple term at a position.
+    ///
+    /// The evaluator only passes what this returns to [`Self::internal_quads_for_pattern`]
+    /// (at the triple term's position) and back to this method (as the `object` of an
+    /// enclosing triple term), never into a solution; it checks every quad it gets back
+    /// against the whole pattern, so the quads may be a superset of the matching ones. A part
+    /// may itself be such a bound (a nested triple term with free parts). `Ok(None)`, the
+    /// default, leaves the position free: every quad is fetched and taken apart.
+    #[cfg(feature = "sparql-12")]
+    fn internal_triple_terms(
+        &self,
+        subject: Option<&Self::InternalTerm>,
+        predicate: Option<&Self::InternalTerm>,
+        object: Option<&Self::InternalTerm>,
+    ) -> Result<Option<Self::InternalTerm>, Self::Error> {
+        let _ = (subject, predicate, object);
+        Ok(None)
+    }
 }
 
 impl<'a> QueryableDataset<'a> for &'a Dataset {

@@ -285,6 +285,19 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             .internal_term_effective_boolean_value(term)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
+
+    /// rete: see `QueryableDataset::internal_triple_terms`.
+    #[cfg(feature = "sparql-12")]
+    fn internal_triple_terms(
+        &self,
+        subject: Option<&D::InternalTerm>,
+        predicate: Option<&D::InternalTerm>,
+        object: Option<&D::InternalTerm>,
+    ) -> Result<Option<D::InternalTerm>, QueryEvaluationError> {
+        self.dataset
+            .internal_triple_terms(subject, predicate, object)
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+    }
 }
 
 impl<'a, D: QueryableDataset<'a>> Clone for EvalDataset<'a, D> {
@@ -734,7 +747,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 };
                 let dataset = self.dataset.clone();
                 Rc::new(move |from| {
-                    let input_subject = match subject_selector.get_pattern_value(
+                    let input_subject = match subject_selector.get_pattern_bound(
                         &from,
                         #[cfg(feature = "sparql-12")]
                         &dataset,
@@ -750,7 +763,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         Ok(value) => value,
                         Err(e) => return Box::new(once(Err(e))),
                     };
-                    let input_object = match object_selector.get_pattern_value(
+                    let input_object = match object_selector.get_pattern_bound(
                         &from,
                         #[cfg(feature = "sparql-12")]
                         &dataset,
@@ -2922,6 +2935,45 @@ impl<T: Clone> TupleSelector<T> {
                 Some(dataset.internalize_term(Triple::new(subject, predicate, object).into())?)
             }
         })
+    }
+}
+
+impl<T: Clone> TupleSelector<T> {
+    /// rete: what a quad pattern asks the dataset for at this position: the value, or for a
+    /// triple term with free parts, the bound `QueryableDataset::internal_triple_terms` gives
+    /// (nested triple terms inside out), so that the dataset reads only the quads whose term
+    /// there can match instead of every quad. `put_pattern_value` still checks each quad.
+    #[cfg_attr(
+        not(feature = "sparql-12"),
+        expect(unused_lifetimes, clippy::extra_unused_lifetimes)
+    )]
+    fn get_pattern_bound<'a>(
+        &self,
+        tuple: &InternalTuple<T>,
+        #[cfg(feature = "sparql-12")] dataset: &EvalDataset<
+            'a,
+            impl QueryableDataset<'a, InternalTerm = T>,
+        >,
+    ) -> Result<Option<T>, QueryEvaluationError> {
+        #[cfg(feature = "sparql-12")]
+        if let Self::TriplePattern(triple) = self {
+            if let Some(value) = self.get_pattern_value(tuple, dataset)? {
+                return Ok(Some(value));
+            }
+            let subject = triple.subject.get_pattern_bound(tuple, dataset)?;
+            let predicate = triple.predicate.get_pattern_value(tuple, dataset)?;
+            let object = triple.object.get_pattern_bound(tuple, dataset)?;
+            return dataset.internal_triple_terms(
+                subject.as_ref(),
+                predicate.as_ref(),
+                object.as_ref(),
+            );
+        }
+        self.get_pattern_value(
+            tuple,
+            #[cfg(feature = "sparql-12")]
+            dataset,
+        )
     }
 }
 

@@ -25,7 +25,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Reply, HttpError> {
             Ok(entry) => entries.push(entry),
             // A dataset whose first publish has not switched its pointer yet.
             Err(HttpError::NotFound(_)) => {}
-            Err(error) => worker::console_error!("dataset {name}: {}", error.message()),
+            Err(error) => ctx.host.log_error(&format!("dataset {name}: {}", error.message())),
         }
     }
     let listing: Vec<String> = entries.iter().map(|e| format!("{}={}", e.name, e.version)).collect();

@@ -6,6 +6,7 @@
 
 use crate::answer::{Out, PageInfo, VOID, WriteFailure, triples_to_bytes, write_answer};
 use crate::conneg::{self, Format, GRAPH_FORMATS, SOLUTION_FORMATS};
+use crate::host::Request;
 use crate::http::{Body, Ctx, Reply};
 use crate::http_error::HttpError;
 use crate::pages;
@@ -19,7 +20,7 @@ use rete_core::search::sparql::TEXT_QUERY;
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{Header, RangeSource, SectionKind, Store};
 use std::sync::Arc;
-use worker::{Method, Request};
+use worker::Method;
 
 /// Answers up to this size are sent from the checking run; larger ones stream.
 const CAPTURE_BYTES: usize = 1 << 20;
@@ -56,7 +57,7 @@ async fn params(req: &mut Request, ctx: &Ctx) -> Result<Params, HttpError> {
         params.add(&key, value.into_owned())?;
     }
     if ctx.method == Method::Post {
-        let content_type = req.headers().get("content-type").ok().flatten().unwrap_or_default();
+        let content_type = req.header("content-type").unwrap_or_default();
         let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
         let body = read_body(req, ctx.config.max_query_bytes).await?;
         match essence.as_str() {
@@ -93,11 +94,12 @@ async fn params(req: &mut Request, ctx: &Ctx) -> Result<Params, HttpError> {
 
 /// Reads a request body, refusing more than `max_bytes` without reading it all.
 async fn read_body(req: &mut Request, max_bytes: u64) -> Result<Vec<u8>, HttpError> {
-    let declared = req.headers().get("content-length").ok().flatten().and_then(|l| l.trim().parse::<u64>().ok());
+    let declared = req.header("content-length").and_then(|l| l.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > max_bytes) {
         return Err(HttpError::TooLarge { max_bytes });
     }
-    let mut stream = req.stream().map_err(|e| HttpError::BadRequest(format!("cannot read the request body: {e}")))?;
+    let body = std::mem::replace(&mut req.body, Err("it was read already".into()));
+    let mut stream = body.map_err(|e| HttpError::BadRequest(format!("cannot read the request body: {e}")))?;
     let mut body = Vec::new();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| HttpError::BadRequest(format!("cannot read the request body: {e}")))?;
@@ -116,12 +118,13 @@ fn iris(values: &[String], name: &str) -> Result<Vec<NamedNode>, HttpError> {
 /// The per-request budget from the config.
 pub fn budget(ctx: &Ctx, with_deadline: bool) -> Budget {
     let deadline_ms = ctx.deadline_ms;
+    let clock = Arc::clone(&ctx.clock);
     Budget {
         max_quads_scanned: ctx.config.max_quads_scanned,
         max_rows_produced: ctx.config.max_rows_produced,
         max_steps: ctx.config.max_steps,
         max_computed_bytes: ctx.config.max_computed_bytes,
-        should_stop: Some(Arc::new(move || worker::signal::is_near_cpu_limit() || (with_deadline && js_sys::Date::now() > deadline_ms))),
+        should_stop: Some(Arc::new(move || clock.near_cpu_limit() || (with_deadline && clock.now_ms() > deadline_ms))),
     }
 }
 
@@ -190,8 +193,8 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                 // one more run writes it out as the client reads, without reads.
                 let (sender, receiver) = mpsc::channel(2);
                 let options = QueryOptions { budget: budget(ctx, false), ..options.clone() };
-                let (name, text, query) = (name.to_owned(), text.clone(), query.clone());
-                wasm_bindgen_futures::spawn_local(async move {
+                let (name, text, query, host) = (name.to_owned(), text.clone(), query.clone(), ctx.host.clone());
+                ctx.host.spawn(Box::pin(async move {
                     let mut out = Out::stream(sender);
                     let page = PageInfo { dataset: &name, query: &text };
                     let result = match evaluate(session.store(), &query, &options) {
@@ -199,11 +202,11 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                         Err(error) => Err(WriteFailure::Query(error)),
                     };
                     if let Err(error) = result {
-                        worker::console_error!("streaming the answer of {name} stopped: {error:?}");
+                        host.log_error(&format!("streaming the answer of {name} stopped: {error:?}"));
                         out.abort(format!("{error:?}")).await;
                     }
                     drop(session);
-                });
+                }));
                 Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
             }
         };
