@@ -7,6 +7,8 @@
 - build_input: the same documents as N-Triples, N-Quads, Turtle and TriG (pyoxigraph writes the
   other syntaxes), each prefixed with the target's option byte (fuzz/src/build.rs).
 - query_damaged: short byte strings (the input is a structured `Damage`, read with `arbitrary`).
+- request: the requests of fuzz/requests.txt (every route, from tests/worker's specs), and each W3C
+  suite query (`*.rq`) asked of the fuzz bucket's dataset by GET and by POST (fuzz/src/request.rs).
 Committed inputs that once failed (fuzz/regressions/<target>/) are added to each corpus too.
 Usage: python3 fuzz/seeds.py [--quick]   (--quick: a tenth of the W3C files, for the smoke run)
 """
@@ -17,6 +19,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 import pyoxigraph
@@ -91,6 +94,14 @@ def main() -> None:
     for size in [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]:
         for _ in range(4):
             save("query_damaged", bytes(rng.randrange(256) for _ in range(size)))
+    for seed in (REPO / "fuzz" / "requests.txt").read_text().split("\n=====\n"):
+        save("request", seed.encode())
+    queries = sorted(p for p in sparql_tests().rglob("*.rq") if p.stat().st_size <= 4096)
+    for query in queries[::10] if quick else queries:
+        text = query.read_bytes()
+        accept = rng.choice(["application/sparql-results+json", "text/csv", "text/turtle", "text/html", "*/*"])
+        save("request", b"GET /data/sparql?query=" + urllib.parse.quote(text, safe="").encode() + b"\naccept: " + accept.encode() + b"\n")
+        save("request", b"POST /data/sparql\ncontent-type: application/sparql-query\n\n" + text)
     for folder in sorted((REPO / "fuzz" / "regressions").glob("*")):
         for path in sorted(folder.iterdir()):
             save(folder.name, path.read_bytes())

@@ -27,7 +27,7 @@ NIGHTLY=nightly-2026-10-30
 CARGO_FUZZ_VERSION=0.13.2
 RETE_TOOLS=${RETE_TOOLS:-$HOME/.cache/rete-tools}
 CARGO_FUZZ_ROOT=$RETE_TOOLS/cargo-fuzz-$CARGO_FUZZ_VERSION
-TARGETS=(read_file query_damaged build_input)
+TARGETS=(read_file query_damaged build_input request)
 OUT=build/fuzz
 
 # Per-target libFuzzer options: the dictionary and the longest input.
@@ -36,6 +36,7 @@ options_of() {
     read_file) echo "-dict=fuzz/dict/rete.dict -max_len=65536" ;;
     query_damaged) echo "-dict=fuzz/dict/rete.dict -max_len=4096" ;;
     build_input) echo "-dict=fuzz/dict/turtle.dict -max_len=16384" ;;
+    request) echo "-dict=fuzz/dict/sparql.dict -max_len=8192" ;;
     *) echo "fuzz.sh: unknown target '$1' (${TARGETS[*]})" >&2; return 1 ;;
   esac
 }

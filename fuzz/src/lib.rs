@@ -10,6 +10,7 @@ mod bases;
 mod build;
 mod damage;
 mod repair;
+mod request;
 mod walk;
 
 pub use bases::{BaseFile, base_files};
@@ -17,6 +18,7 @@ pub use build::{Built, build_input, init as init_build_input};
 pub use limits::within_time_limit;
 pub use damage::{Damage, init as init_query_damaged, query, query_damaged};
 pub use repair::repair;
+pub use request::{init as init_request, request};
 pub use walk::walk;
 
 #[global_allocator]

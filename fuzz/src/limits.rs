@@ -37,7 +37,8 @@ pub fn within_time_limit<T>(run: impl FnOnce() -> T) -> T {
     result
 }
 
-fn process_cpu_seconds() -> f64 {
+/// CPU time this process used, every thread's (seconds).
+pub fn process_cpu_seconds() -> f64 {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime only writes the timespec it is given.
     let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };

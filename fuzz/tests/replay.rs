@@ -34,6 +34,11 @@ fn build_input_regressions() {
     });
 }
 
+#[test]
+fn request_regressions() {
+    replay("request", rete_fuzz::request);
+}
+
 /// The base files come apart and go back together byte for byte, so an
 /// input without mutations queries the real file (and must succeed).
 #[test]

@@ -116,3 +116,19 @@ fn build_input_on_mutated_documents() {
         rete_fuzz::build_input(&input);
     }
 }
+
+#[test]
+fn request_on_mutated_requests() {
+    rete_fuzz::init_request();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("requests.txt")).unwrap_or_else(|e| panic!("requests.txt: {e}"));
+    let seeds: Vec<&str> = text.split("\n=====\n").collect();
+    // Each seed as written (every route answers as it should), then mutated.
+    for seed in &seeds {
+        rete_fuzz::request(seed.as_bytes());
+    }
+    let mut rng = Rng(0x1818_0004);
+    for _ in 0..INPUTS / 4 {
+        let seed = seeds[rng.below(seeds.len())];
+        rete_fuzz::request(&mutate(&mut rng, seed.as_bytes()));
+    }
+}

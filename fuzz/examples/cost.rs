@@ -1,0 +1,54 @@
+//! What one input of a target costs: runs the target over every file in a
+//! directory (a seed corpus, `build/fuzz/seeds/TARGET`) a few times, on
+//! stable Rust and without instrumentation, and prints the CPU time per
+//! input (median of the rounds) and the executions per second that makes on
+//! one core. docs/RELIABILITY.md quotes it for the targets' throughput.
+//!
+//! `cargo run --release -p rete-fuzz --example cost -- TARGET DIR [ROUNDS]`
+
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(target), Some(dir)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: cost TARGET DIR [ROUNDS]   (TARGET: read_file, query_damaged, build_input, request)");
+        std::process::exit(2);
+    };
+    let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let run: fn(&[u8]) = match target.as_str() {
+        "read_file" => rete_fuzz::read_file,
+        "query_damaged" => {
+            rete_fuzz::init_query_damaged();
+            rete_fuzz::query_damaged
+        }
+        "build_input" => {
+            rete_fuzz::init_build_input();
+            |data| {
+                rete_fuzz::build_input(data);
+            }
+        }
+        "request" => {
+            rete_fuzz::init_request();
+            rete_fuzz::request
+        }
+        other => {
+            eprintln!("cost: unknown target {other:?}");
+            std::process::exit(2);
+        }
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    let inputs: Vec<Vec<u8>> = paths.iter().filter_map(|p| std::fs::read(p).ok()).collect();
+    let mut per_input: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let before = rete_fuzz::limits::process_cpu_seconds();
+            for input in &inputs {
+                run(input);
+            }
+            (rete_fuzz::limits::process_cpu_seconds() - before) / inputs.len().max(1) as f64
+        })
+        .collect();
+    per_input.sort_by(f64::total_cmp);
+    let median = per_input[per_input.len() / 2];
+    println!("{target}: {} inputs × {rounds} rounds, median {:.3} ms of CPU per input, {:.0} executions per CPU-second", inputs.len(), median * 1e3, 1.0 / median);
+}
