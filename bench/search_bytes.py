@@ -4,8 +4,9 @@
 Reads the SEARCH root and every posting block of FILE (zstd through the `zstd` command), and splits
 the decompressed bytes of the blocks into their fields: word keys (front-coded), prefix-list keys,
 the counts, and the four posting columns (label id deltas, subject ids, weights, lengths). Then
-says how well each column compresses alone (zstd at the format's level 9, and at 19), to tell what
-a later layout could shrink: the sealed size is what the file pays.
+says how well each column compresses alone (zstd at the format's level 9, and at 19, the posting
+blocks' level), to tell what a later layout could shrink: the sealed size is what the file pays.
+Reads both layouts of the posting blocks (1: by key, 2: by column).
 
 Usage: bench/search_bytes.py FILE.rete
 """
@@ -36,6 +37,56 @@ def put_varint(out, value):
 def zstd(data, level, decompress=False):
     args = ["zstd", "-q", "-c"] + (["-d"] if decompress else [f"-{level}", "--ultra" if level > 19 else "-q"])
     return subprocess.run(args, input=bytes(data), capture_output=True, check=True).stdout
+
+
+def split_block(raw, layout, columns, postings):
+    """Adds the bytes of each field of a decompressed posting block (FORMAT.md §12.3, layout 1 or 2) to `columns`."""
+    p = 0
+    keys, p = varint(raw, p)
+    names = ["label id deltas", "subject ids", "weights", "lengths"]
+
+    def key(p):
+        start = p
+        _shared, p = varint(raw, p)
+        n, p = varint(raw, p)
+        is_list = raw[p:p + n].endswith(b"\x00")
+        p += n
+        columns["prefix-list keys" if is_list else "word keys"].extend(raw[start:p])
+        return p, is_list
+
+    def count(p, is_list):
+        start = p
+        stored2, p = varint(raw, p)
+        if stored2 & 1:
+            _total, p = varint(raw, p)
+        columns["counts"].extend(raw[start:p])
+        postings["prefix list" if is_list else "word"] += stored2 >> 1
+        return p, stored2 >> 1
+
+    def column(p, name, stored):
+        start = p
+        for _ in range(stored):
+            _, p = varint(raw, p)
+        columns[name].extend(raw[start:p])
+        return p
+
+    if layout == 1:
+        for _ in range(keys):
+            p, is_list = key(p)
+            p, stored = count(p, is_list)
+            for name in names:
+                p = column(p, name, stored)
+        return
+    lists = []
+    for _ in range(keys):
+        p, is_list = key(p)
+        lists.append(is_list)
+    stored = 0
+    for is_list in lists:
+        p, n = count(p, is_list)
+        stored += n
+    for name in names:
+        p = column(p, name, stored)
 
 
 def main():
@@ -81,45 +132,26 @@ def main():
         offset += length
         raw = zstd(sealed[:-4], 0, decompress=True)
         raw_total += len(raw)
-        p = 0
-        keys, p = varint(raw, p)
-        for _ in range(keys):
-            start = p
-            _shared, p = varint(raw, p)
-            n, p = varint(raw, p)
-            suffix = raw[p:p + n]
-            p += n
-            is_list = suffix.endswith(b"\x00")
-            columns["prefix-list keys" if is_list else "word keys"].extend(raw[start:p])
-            start = p
-            stored2, p = varint(raw, p)
-            if stored2 & 1:
-                _total, p = varint(raw, p)
-            columns["counts"].extend(raw[start:p])
-            stored = stored2 >> 1
-            postings["prefix list" if is_list else "word"] += stored
-            for column in ["label id deltas", "subject ids", "weights", "lengths"]:
-                start = p
-                for _ in range(stored):
-                    _, p = varint(raw, p)
-                columns[column].extend(raw[start:p])
+        split_block(raw, layout, columns, postings)
     sealed_total = blocks_section["length"]
     print(f"{path}: {info['file_bytes']:,} bytes; SEARCH {root_section['length']:,} + SEARCH BLOCKS {sealed_total:,} "
           f"({(root_section['length'] + sealed_total) / info['file_bytes']:.1%} of the file)")
     print(f"  {entry_count:,} entries, {word_count:,} words, {posting_count:,} postings under words; stored: "
           f"{postings['word']:,} under words, {postings['prefix list']:,} in prefix lists; {len(lengths)} blocks, "
-          f"{raw_total:,} bytes decompressed, {sealed_total:,} sealed (level 9)")
+          f"{raw_total:,} bytes decompressed, {sealed_total:,} sealed (layout {layout})")
     print(f"  {'field':<18} {'raw':>9} {'share':>6} {'alone, zstd 9':>14} {'alone, zstd 19':>15}")
     for name, column in columns.items():
         if not column:
             continue
         print(f"  {name:<18} {len(column):>9,} {len(column) / raw_total:>6.1%} {len(zstd(column, 9)):>14,} {len(zstd(column, 19)):>15,}")
-    whole19 = 0
+    whole = {9: 0, 19: 0}
     offset = blocks_section["offset"] + first
     for length in lengths:
-        whole19 += len(zstd(zstd(data[offset:offset + length - 4], 0, decompress=True), 19)) + 4
+        raw = zstd(data[offset:offset + length - 4], 0, decompress=True)
+        for level in whole:
+            whole[level] += len(zstd(raw, level)) + 4
         offset += length
-    print(f"  the same blocks at zstd 19: {whole19:,} bytes ({whole19 / sealed_total:.1%} of level 9's)")
+    print(f"  the same blocks recompressed: {whole[9]:,} bytes at zstd 9, {whole[19]:,} at zstd 19 ({sealed_total:,} as written)")
 
 
 if __name__ == "__main__":

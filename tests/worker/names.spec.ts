@@ -74,6 +74,55 @@ describe("the resource page names things", () => {
   });
 });
 
+describe("the SPARQL results page (no JavaScript) names things", () => {
+  const page = async (query: string, host = w) => {
+    const r = await host.fetch(`/names/sparql?query=${encodeURIComponent(query)}`, { headers: { accept: "text/html" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("text/html");
+    return [await r.text(), r] as const;
+  };
+
+  test("a SELECT table shows labels, else prefixed names, the IRI on hover and in the link", async () => {
+    const [html] = await page(`SELECT ?p ?o WHERE { <${P}ada> ?p ?o } ORDER BY ?p ?o`);
+    // foaf:knows has a label ("knows"@en): a result cell is a resource, shown by label.
+    expect(html).toContain(`<td>${named(FOAF_KNOWS, "knows")}</td><td>${named(`${P}charles`, "Charles Babbage")}</td>`);
+    expect(html).toContain(named(`${P}london`, "London"));
+    expect(html).toContain(named("http://schema.org/birthPlace", "schema:birthPlace"));
+    expect(html).toContain(named("http://xmlns.com/foaf/0.1/Person", "foaf:Person"));
+    expect(html).toContain('<span class="lit">Ada Lovelace, Mathematikerin</span> <span class="dt">@de</span>');
+    expect(html).not.toContain(`>${P}charles</a>`);
+    const [unnamed] = await page(`SELECT ?s WHERE { ?s <${FOAF_KNOWS}> <${P}ada> } ORDER BY ?s`);
+    expect(unnamed).toMatch(new RegExp(`title="${P}unnamed">[\\w-]*:unnamed</a>`));
+  });
+
+  test("a CONSTRUCT table shows predicates by prefixed name; the JSON answer keeps full IRIs", async () => {
+    const [html] = await page(`CONSTRUCT { <${P}ada> ?p ?o } WHERE { <${P}ada> ?p ?o }`);
+    expect(html).toContain(`<td>${named(`${P}ada`, "Ada Lovelace")}</td><td>${named(FOAF_KNOWS, "foaf:knows")}</td><td>${named(`${P}charles`, "Charles Babbage")}</td>`);
+    const r = await json(`/names/sparql?query=${encodeURIComponent(`SELECT ?o WHERE { <${P}ada> <${FOAF_KNOWS}> ?o }`)}`);
+    expect((await r.json()).results.bindings[0].o.value).toBe(`${P}charles`);
+  });
+
+  test("cold, the names cost at most two rounds more than the answer", async () => {
+    const query = "SELECT ?unit ?kind WHERE { GRAPH ?g { ?unit <http://qudt.org/schema/qudt/hasQuantityKind> ?kind } } ORDER BY ?unit LIMIT 5";
+    const cold = async (accept: string): Promise<[number, string]> => {
+      const fresh = await startWorker();
+      try {
+        await fresh.publish("qudt", resolve(FILES, "qudt.rete"));
+        const r = await fresh.fetch(`/qudt/sparql?query=${encodeURIComponent(query)}`, { headers: { accept } });
+        expect(r.status).toBe(200);
+        return [counters(r).rounds, await r.text()];
+      } finally {
+        await fresh.dispose();
+      }
+    };
+    const [html, text] = await cold("text/html");
+    const [plain] = await cold("application/sparql-results+json");
+    expect(text).toMatch(/<a class="iri named" href="[^"]+" title="http:\/\/qudt\.org\/vocab\/constant\/[^"]+">(?!http)[^<]+<\/a>/);
+    expect(text).toMatch(/title="http:\/\/qudt\.org\/vocab\/quantitykind\/[^"]+">(?!http)[^<]+<\/a>/);
+    expect(html).toBeLessThanOrEqual(plain + 2);
+  });
+});
+
 describe("GET /{ds}/labels", () => {
   test("labels, languages and prefixed names, in the order asked, each IRI once", async () => {
     const r = await json(labels(`${P}charles`, `${P}london`, FOAF_KNOWS, `${P}unnamed`, "http://nowhere.example/x", `${P}charles`));

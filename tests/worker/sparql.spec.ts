@@ -133,7 +133,8 @@ describe("CONSTRUCT and DESCRIBE formats", () => {
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const page = await html.text();
     expect(page).toContain('<th scope="col">subject</th><th scope="col">predicate</th><th scope="col">object</th>');
-    expect(page).toContain('<a class="iri" href="/schema-org/resource?iri=http%3A%2F%2Fschema.org%2FPerson">http://schema.org/Person</a>');
+    // IRIs by name (issue 16): the label, the IRI on hover and in the link.
+    expect(page).toContain('<a class="iri named" href="/schema-org/resource?iri=http%3A%2F%2Fschema.org%2FPerson" title="http://schema.org/Person">Person</a>');
     const ask = await get(ASK, "text/html");
     expect(await ask.text()).toContain("Answer: <strong>true</strong>");
   });

@@ -7,12 +7,14 @@ use crate::conneg::Format;
 use crate::pages;
 use futures_channel::mpsc;
 use futures_util::SinkExt;
-use oxrdf::Triple;
+use oxrdf::{TermRef, Triple};
 use oxrdfio::RdfSerializer;
 use rete_core::results::{Capped, ResultFormat};
+use rete_core::search::names::Names;
 use rete_core::sparql::{Answer, QueryError};
 use sparesults::QueryResultsSerializer;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::rc::Rc;
 
@@ -104,6 +106,11 @@ impl Out {
         }
     }
 
+    /// Whether a finished answer was kept whole (it fit under the cap).
+    pub fn is_captured(&self) -> bool {
+        matches!(&self.mode, Mode::Capture(capped) if !capped.overflowed())
+    }
+
     /// Bytes written so far.
     pub fn total_bytes(&self) -> u64 {
         let written = match &self.mode {
@@ -175,6 +182,60 @@ pub struct PageInfo<'a> {
     pub dataset: &'a str,
     /// The query text, shown in the form.
     pub query: &'a str,
+    /// How the table shows IRIs: labels found, else prefixed names (README "Names").
+    pub names: &'a Names,
+    /// The IRIs the table shows, for naming them after the answer is known.
+    pub shown: RefCell<ShownIris>,
+}
+
+impl<'a> PageInfo<'a> {
+    /// A page whose IRIs are shown as `names` says.
+    pub fn new(dataset: &'a str, query: &'a str, names: &'a Names) -> Self {
+        Self { dataset, query, names, shown: RefCell::default() }
+    }
+
+    /// A term as a table cell, by name, noting its IRIs.
+    fn cell(&self, term: TermRef<'_>) -> String {
+        self.shown.borrow_mut().note(term);
+        pages::term::named_term(self.dataset, term, self.names)
+    }
+
+    /// A predicate as a table cell: its prefixed name first, as resource pages show predicates.
+    fn predicate_cell(&self, predicate: oxrdf::NamedNodeRef<'_>) -> String {
+        self.shown.borrow_mut().note(predicate.into());
+        pages::term::predicate_link(self.dataset, predicate.as_str(), self.names)
+    }
+}
+
+/// The distinct IRIs of a results table, in the order shown, the first
+/// [`MAX_NAMED_IRIS`]: a table's labels are looked up for these.
+#[derive(Debug, Default)]
+pub struct ShownIris {
+    /// The IRIs, first shown first.
+    pub iris: Vec<String>,
+    seen: HashSet<String>,
+}
+
+/// The most IRIs of a results table whose labels are looked up (the rest
+/// go by prefixed name), as many as `GET /{ds}/labels` names a request.
+pub const MAX_NAMED_IRIS: usize = crate::routes::labels::MAX_IRIS;
+
+impl ShownIris {
+    fn note(&mut self, term: TermRef<'_>) {
+        match term {
+            TermRef::NamedNode(node) if self.iris.len() < MAX_NAMED_IRIS => {
+                if self.seen.insert(node.as_str().to_owned()) {
+                    self.iris.push(node.as_str().to_owned());
+                }
+            }
+            TermRef::Triple(triple) => {
+                self.note(triple.subject.as_ref().into());
+                self.note(triple.predicate.as_ref().into());
+                self.note(triple.object.as_ref());
+            }
+            _ => {}
+        }
+    }
 }
 
 fn mismatch(format: Format) -> WriteFailure {
@@ -203,7 +264,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                     let mut count = 0u64;
                     for solution in solutions {
                         let solution = solution?;
-                        let cells: Vec<String> = variables.iter().map(|v| solution.get(v).map(|t| pages::term::owned_term(page.dataset, t)).unwrap_or_default()).collect();
+                        let cells: Vec<String> = variables.iter().map(|v| solution.get(v).map(|t| page.cell(t.as_ref())).unwrap_or_default()).collect();
                         out.text(&pages::query::row(&cells));
                         count += 1;
                         out.item_done().await?;
@@ -244,7 +305,8 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                 let mut count = 0u64;
                 for triple in triples {
                     let triple = triple?;
-                    out.text(&pages::term::triple_row(page.dataset, &triple));
+                    let cells = [page.cell(triple.subject.as_ref().into()), page.predicate_cell(triple.predicate.as_ref()), page.cell(triple.object.as_ref())];
+                    out.text(&pages::query::row(&cells));
                     count += 1;
                     out.item_done().await?;
                 }

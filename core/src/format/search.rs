@@ -10,8 +10,14 @@ use super::varint;
 use crate::{ByteRange, FormatError, TermId};
 use std::ops::RangeInclusive;
 
-/// FORMAT.md §12.1: the version of the SEARCH layout this build reads.
-pub const SEARCH_VERSION: u64 = 1;
+/// FORMAT.md §12.1: the SEARCH layout this build writes (columnar posting blocks).
+pub const SEARCH_VERSION: u64 = 2;
+/// FORMAT.md §12.1: the SEARCH layouts this build reads.
+pub const SEARCH_LAYOUTS: std::ops::RangeInclusive<u64> = 1..=2;
+/// FORMAT.md §12.6 (writer guidance): the zstd level of posting blocks. Their
+/// columns of small ids compress 11–13 % better at 19 than at the level of
+/// the other blocks, at a cost of milliseconds per block (docs/BENCHMARK.md).
+pub const SEARCH_ZSTD_LEVEL: i32 = 19;
 /// FORMAT.md §12.1: the largest decompressed SEARCH root a reader accepts.
 pub const MAX_SEARCH_ROOT_RAW_BYTES: u64 = 16 << 20;
 /// FORMAT.md §12.3: the byte that ends a prefix list's key (never part of a word).
@@ -20,6 +26,8 @@ pub const PREFIX_LIST_MARK: u8 = 0x00;
 /// The decoded SEARCH root.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchRoot {
+    /// The layout of the posting blocks (FORMAT.md §12.1): 1 by key, 2 by column.
+    pub layout: u64,
     /// Distinct (subject, label) pairs indexed.
     pub entry_count: u64,
     /// Distinct words.
@@ -115,7 +123,7 @@ impl SearchRoot {
     #[cfg(feature = "write")]
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        for value in [SEARCH_VERSION, self.entry_count, self.word_count, self.posting_count, self.prefix_list_length, self.predicates.len() as u64] {
+        for value in [self.layout, self.entry_count, self.word_count, self.posting_count, self.prefix_list_length, self.predicates.len() as u64] {
             varint::put(&mut out, value);
         }
         let mut previous = 0;
@@ -152,11 +160,12 @@ impl SearchRoot {
         let fail = |reason: String| FormatError::corrupt("SEARCH", offset, reason);
         let corrupt = |e: CursorError| fail(format!("{} at byte {} of the decompressed root", e.reason, e.position));
         let mut cursor = Cursor::new(raw);
-        let version = cursor.varint().map_err(corrupt)?;
-        if version != SEARCH_VERSION {
-            return Err(fail(format!("search index layout {version}; this build reads layout {SEARCH_VERSION}")));
+        let layout = cursor.varint().map_err(corrupt)?;
+        if !SEARCH_LAYOUTS.contains(&layout) {
+            return Err(fail(format!("search index layout {layout}; this build reads layouts {} to {}", SEARCH_LAYOUTS.start(), SEARCH_LAYOUTS.end())));
         }
         let mut root = Self {
+            layout,
             entry_count: cursor.varint().map_err(corrupt)?,
             word_count: cursor.varint().map_err(corrupt)?,
             posting_count: cursor.varint().map_err(corrupt)?,
@@ -246,26 +255,56 @@ impl SearchRoot {
 }
 
 impl PostingBlock {
-    /// Encodes a block (decompressed).
+    /// Encodes a block (decompressed) in layout 2 (FORMAT.md §12.3): the keys,
+    /// then their counts, then each posting column over all keys in turn.
     #[cfg(feature = "write")]
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         varint::put(&mut out, self.keys.len() as u64);
         let mut previous: &[u8] = &[];
         for key in &self.keys {
-            encode_key(&mut out, previous, key);
+            let shared = shared_prefix(previous, &key.key);
+            varint::put(&mut out, shared as u64);
+            varint::put(&mut out, (key.key.len() - shared) as u64);
+            out.extend_from_slice(&key.key[shared..]);
             previous = &key.key;
+        }
+        for key in &self.keys {
+            varint::put(&mut out, (key.postings.len() as u64) << 1 | u64::from(!key.is_complete()));
+            if !key.is_complete() {
+                varint::put(&mut out, key.total);
+            }
+        }
+        for key in &self.keys {
+            let mut previous_label = 0;
+            for posting in &key.postings {
+                varint::put(&mut out, posting.label - previous_label);
+                previous_label = posting.label;
+            }
+        }
+        for column in [|p: &Posting| p.subject, |p: &Posting| p.weight, |p: &Posting| p.length] {
+            for posting in self.keys.iter().flat_map(|k| &k.postings) {
+                varint::put(&mut out, column(posting));
+            }
         }
         out
     }
 
-    /// Decodes a decompressed block; `what`/`offset` name it in errors.
-    pub fn decode(raw: &[u8], what: &str, offset: u64) -> Result<Self, FormatError> {
+    /// Decodes a decompressed block of `layout` (1 or 2, FORMAT.md §12.3);
+    /// `what`/`offset` name it in errors.
+    pub fn decode(raw: &[u8], layout: u64, what: &str, offset: u64) -> Result<Self, FormatError> {
         let fail = |reason: String| FormatError::corrupt(what, offset, reason);
         let corrupt = |e: CursorError| fail(format!("{} at byte {} of the decompressed block", e.reason, e.position));
+        let column_error = |e: ColumnError| match e {
+            ColumnError::Cursor(error) => corrupt(error),
+            ColumnError::Bad(reason) => fail(reason),
+        };
         let mut cursor = Cursor::new(raw);
         let count = cursor.count(4).map_err(corrupt)?;
         let mut keys: Vec<KeyPostings> = Vec::with_capacity(count);
+        let mut stored = Vec::with_capacity(count);
+        // Layout 1 holds each key's count and postings right after it; layout 2 every key first.
+        let by_key = layout == 1;
         for i in 0..count {
             let previous = keys.last().map_or(&[][..], |k| k.key.as_slice());
             let shared = cursor.varint().map_err(corrupt)?;
@@ -278,27 +317,22 @@ impl PostingBlock {
             if key.is_empty() || (i > 0 && key.as_slice() <= previous) {
                 return Err(fail(format!("key {i} is empty or out of order")));
             }
-            let stored_and_flag = cursor.varint().map_err(corrupt)?;
-            let stored = usize::try_from(stored_and_flag >> 1).map_err(|_| fail(format!("key {i} stores too many postings")))?;
-            let total = if stored_and_flag & 1 == 1 { cursor.varint().map_err(corrupt)? } else { stored as u64 };
-            if stored as u64 > total || stored > raw.len() {
-                return Err(fail(format!("key {i} stores {stored} of {total} postings")));
+            keys.push(KeyPostings { key, total: 0, postings: Vec::new() });
+            if by_key {
+                stored.push(read_count(&mut cursor, &mut keys[i], i, raw.len()).map_err(column_error)?);
+                read_columns(&mut cursor, &mut keys[i..], &stored[i..], i).map_err(column_error)?;
             }
-            let mut columns = [const { Vec::new() }; 4];
-            for column in &mut columns {
-                column.reserve(stored);
-                for _ in 0..stored {
-                    column.push(cursor.varint().map_err(corrupt)?);
+        }
+        if !by_key {
+            let mut stored_sum = 0usize;
+            for (i, key) in keys.iter_mut().enumerate() {
+                stored.push(read_count(&mut cursor, key, i, raw.len()).map_err(column_error)?);
+                stored_sum = stored_sum.saturating_add(stored[i]);
+                if stored_sum > raw.len() {
+                    return Err(fail(format!("key {i}: the keys store more postings than the block has bytes")));
                 }
             }
-            let [labels, subjects, weights, lengths] = columns;
-            let mut label: TermId = 0;
-            let mut postings = Vec::with_capacity(stored);
-            for j in 0..stored {
-                label = label.checked_add(labels[j]).ok_or_else(|| fail(format!("key {i}: label id overflows")))?;
-                postings.push(Posting { subject: subjects[j], label, weight: weights[j], length: lengths[j] });
-            }
-            keys.push(KeyPostings { key, total, postings });
+            read_columns(&mut cursor, &mut keys, &stored, 0).map_err(column_error)?;
         }
         if !cursor.is_empty() {
             return Err(fail("trailing bytes after the last key".into()));
@@ -323,29 +357,75 @@ impl PostingBlock {
     }
 }
 
-/// Bytes one key adds to a block (front-coded against `previous`). Its
-/// postings must be in (label, subject) order (FORMAT.md §12.3).
+/// Why a block's counts or columns could not be read.
+enum ColumnError {
+    Cursor(CursorError),
+    Bad(String),
+}
+
+impl From<CursorError> for ColumnError {
+    fn from(error: CursorError) -> Self {
+        Self::Cursor(error)
+    }
+}
+
+/// Reads a key's `stored × 2 + truncated` (and `total`) into `key.total`;
+/// returns `stored`. `i` names the key.
+fn read_count(cursor: &mut Cursor, key: &mut KeyPostings, i: usize, raw_bytes: usize) -> Result<usize, ColumnError> {
+    let stored_and_flag = cursor.varint()?;
+    let stored = usize::try_from(stored_and_flag >> 1).map_err(|_| ColumnError::Bad(format!("key {i} stores too many postings")))?;
+    let total = if stored_and_flag & 1 == 1 { cursor.varint()? } else { stored as u64 };
+    if stored as u64 > total || stored > raw_bytes {
+        return Err(ColumnError::Bad(format!("key {i} stores {stored} of {total} postings")));
+    }
+    key.total = total;
+    Ok(stored)
+}
+
+/// Reads the four posting columns of `keys`, `stored[k]` postings for key
+/// `k`: label id deltas, subject ids, weights, lengths, each column over
+/// every key in turn. `first` is the first key's number, for errors.
+fn read_columns(cursor: &mut Cursor, keys: &mut [KeyPostings], stored: &[usize], first: usize) -> Result<(), ColumnError> {
+    for (i, (key, &count)) in keys.iter_mut().zip(stored).enumerate() {
+        let mut label: TermId = 0;
+        key.postings.reserve_exact(count);
+        for _ in 0..count {
+            label = label.checked_add(cursor.varint()?).ok_or_else(|| ColumnError::Bad(format!("key {}: label id overflows", first + i)))?;
+            key.postings.push(Posting { subject: 0, label, weight: 0, length: 0 });
+        }
+    }
+    for column in 0..3 {
+        for posting in keys.iter_mut().flat_map(|k| k.postings.iter_mut()) {
+            let value = cursor.varint()?;
+            match column {
+                0 => posting.subject = value,
+                1 => posting.weight = value,
+                _ => posting.length = value,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bytes one key adds to a decompressed block after `previous` (the same
+/// in both layouts: the same varints in another order). Its postings must
+/// be in (label, subject) order (FORMAT.md §12.3).
 #[cfg(feature = "write")]
-pub fn encode_key(out: &mut Vec<u8>, previous: &[u8], key: &KeyPostings) {
-    let shared = shared_prefix(previous, &key.key);
-    varint::put(out, shared as u64);
-    varint::put(out, (key.key.len() - shared) as u64);
-    out.extend_from_slice(&key.key[shared..]);
+pub fn key_bytes(previous: &[u8], key: &KeyPostings) -> u64 {
+    let length = |value: u64| u64::from((64 - value.leading_zeros()).max(1).div_ceil(7));
+    let shared = shared_prefix(previous, &key.key) as u64;
+    let suffix = key.key.len() as u64 - shared;
     let stored = key.postings.len() as u64;
-    varint::put(out, stored << 1 | u64::from(!key.is_complete()));
+    let mut bytes = length(shared) + length(suffix) + suffix + length(stored << 1 | 1);
     if !key.is_complete() {
-        varint::put(out, key.total);
+        bytes += length(key.total);
     }
     let mut previous_label = 0;
     for posting in &key.postings {
-        varint::put(out, posting.label - previous_label);
+        bytes += length(posting.label - previous_label) + length(posting.subject) + length(posting.weight) + length(posting.length);
         previous_label = posting.label;
     }
-    for column in [|p: &Posting| p.subject, |p: &Posting| p.weight, |p: &Posting| p.length] {
-        for posting in &key.postings {
-            varint::put(out, column(posting));
-        }
-    }
+    bytes
 }
 
 #[cfg(feature = "write")]
@@ -371,8 +451,12 @@ mod tests {
                 key(b"lindsay", 1, &[(5, 44, 0, 7)]),
             ],
         };
-        let decoded = PostingBlock::decode(&block.encode(), "SEARCH block 0", 0).unwrap();
+        let raw = block.encode();
+        let decoded = PostingBlock::decode(&raw, 2, "SEARCH block 0", 0).unwrap();
         assert_eq!(decoded, block);
+        let mut previous: &[u8] = &[];
+        let measured: u64 = block.keys.iter().map(|k| (key_bytes(previous, k), previous = &k.key).0).sum();
+        assert_eq!(measured + 1, raw.len() as u64, "key_bytes measures what encode writes");
         assert!(!decoded.keys[0].is_complete());
         assert_eq!(decoded.keys[1].prefix(), Some(&b"lin"[..]));
         assert_eq!(decoded.find(b"lindsay").unwrap().postings[0].subject, 5);
@@ -387,8 +471,23 @@ mod tests {
         // The second key's suffix "c" becomes "a": below the first.
         let position = raw.iter().rposition(|&b| b == b'c').unwrap();
         raw[position] = b'a';
-        let error = PostingBlock::decode(&raw, "SEARCH block 3", 99).unwrap_err();
+        let error = PostingBlock::decode(&raw, 2, "SEARCH block 3", 99).unwrap_err();
         assert_eq!(error.to_string(), "corrupt SEARCH block 3 at byte 99: key 1 is empty or out of order");
+    }
+
+    #[test]
+    fn the_spec_examples_in_both_layouts() {
+        // FORMAT.md §12.3: `lincoln` (subject 7, label 40, weight 9, length 7), (3, 41, 2, 12); `lindsay` (5, 44, 0, 7).
+        let block = PostingBlock { keys: vec![key(b"lincoln", 2, &[(7, 40, 9, 7), (3, 41, 2, 12)]), key(b"lindsay", 1, &[(5, 44, 0, 7)])] };
+        let layout1 = [&[2, 0, 7][..], b"lincoln", &[4, 0x28, 1, 7, 3, 9, 2, 7, 0x0C], &[3, 4], b"dsay", &[2, 0x2C, 5, 0, 7]].concat();
+        assert_eq!(PostingBlock::decode(&layout1, 1, "SEARCH block 0", 0).unwrap(), block);
+        let layout2 = [&[2, 0, 7][..], b"lincoln", &[3, 4], b"dsay", &[4, 2], &[0x28, 1, 0x2C], &[7, 3, 5], &[9, 2, 0], &[7, 0x0C, 7]].concat();
+        assert_eq!(block.encode(), layout2);
+        assert_eq!(PostingBlock::decode(&layout2, 2, "SEARCH block 0", 0).unwrap(), block);
+        // Counts that promise more postings than the block holds are refused before reading them.
+        let mut short = layout2.clone();
+        short.truncate(short.len() - 2);
+        assert!(PostingBlock::decode(&short, 2, "SEARCH block 0", 0).is_err());
     }
 
     #[test]
@@ -396,6 +495,7 @@ mod tests {
         let blocks = [(b"a".to_vec(), 10), (b"lin".to_vec(), 20), (b"lincoln".to_vec(), 30), (b"m".to_vec(), 5)];
         let mut offset = 0;
         let root = SearchRoot {
+            layout: 2,
             entry_count: 4,
             word_count: 9,
             posting_count: 12,

@@ -27,7 +27,7 @@ use crate::format::header::{Header, Section, SectionKind};
 use crate::format::summary::{self, MAX_SUMMARY_BYTES, MemberPages, Summary};
 use crate::format::index::Index;
 use crate::format::permutation::Permutation;
-use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SearchRoot};
+use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SEARCH_VERSION, SearchRoot};
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
@@ -665,8 +665,9 @@ impl<S: RangeSource> Store<S> {
                 Block::Permutation(Arc::new(keys))
             }
             BlockKey::Search(n) => {
-                let block = PostingBlock::decode(&raw, &name(), range.offset)?;
                 let root = self.search_root.borrow();
+                let layout = root.as_ref().map_or(SEARCH_VERSION, |root| root.layout);
+                let block = PostingBlock::decode(&raw, layout, &name(), range.offset)?;
                 let entry = root.as_ref().and_then(|root| root.blocks.get(n));
                 if entry.is_none_or(|e| block.keys.len() as u64 != e.key_count || block.keys.first().map(|k| &k.key) != Some(&e.head)) {
                     return Err(FormatError::corrupt(name(), range.offset, "does not match its SEARCH entry"));

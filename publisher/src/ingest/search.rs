@@ -8,7 +8,7 @@ use super::readback::{TempDictionary, TempQuads};
 use super::sort::{ExternalSorter, read_record, write_record};
 use anyhow::{Context, Result};
 use rete_core::format::block;
-use rete_core::format::search::{KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, SearchBlockEntry, SearchRoot, encode_key};
+use rete_core::format::search::{KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, PostingBlock, SEARCH_VERSION, SEARCH_ZSTD_LEVEL, SearchBlockEntry, SearchRoot, key_bytes};
 use rete_core::format::write::SectionSummary;
 use rete_core::search::normalize;
 use rete_core::{ByteRange, TermId};
@@ -141,6 +141,7 @@ fn build(inputs: &mut SearchInputs, extra: &[String], dir: &Path, memory_bytes: 
     let lists = prefix_lists(&sorted, &order.words, &hot)?;
     let (blocks, section) = write_blocks(&sorted, &order.words, lists, target, max_key_postings, dir)?;
     let root = SearchRoot {
+        layout: SEARCH_VERSION,
         entry_count: labelled.entries,
         word_count: order.words.len() as u64,
         posting_count: order.words.iter().map(|w| w.postings).sum(),
@@ -430,10 +431,9 @@ fn prefix_lists(sorted: &File, words: &[Word], hot: &HashSet<String>) -> Result<
 /// Posting blocks being cut and written to the SEARCH BLOCKS file.
 struct BlockCutter {
     target: u64,
-    keys: Vec<u8>,
-    key_count: u64,
-    head: Vec<u8>,
-    previous: Vec<u8>,
+    keys: Vec<KeyPostings>,
+    /// Decompressed bytes of `keys` as a block.
+    bytes: u64,
     writer: BufWriter<File>,
     hasher: Xxh3,
     length: u64,
@@ -441,34 +441,27 @@ struct BlockCutter {
 }
 
 impl BlockCutter {
-    fn add(&mut self, key: &KeyPostings) -> Result<()> {
-        if self.key_count == 0 {
-            self.head = key.key.clone();
-            self.previous.clear();
-        }
-        encode_key(&mut self.keys, &self.previous, key);
-        self.previous = key.key.clone();
-        self.key_count += 1;
-        if self.keys.len() as u64 >= self.target {
+    fn add(&mut self, key: KeyPostings) -> Result<()> {
+        self.bytes += key_bytes(self.keys.last().map_or(&[], |k| k.key.as_slice()), &key);
+        self.keys.push(key);
+        if self.bytes >= self.target {
             self.cut()?;
         }
         Ok(())
     }
 
+    /// Writes the keys so far as one block (FORMAT.md §12.3, layout 2), at
+    /// the posting blocks' zstd level (§12.6).
     fn cut(&mut self) -> Result<()> {
-        if self.key_count == 0 {
-            return Ok(());
-        }
-        let mut raw = Vec::with_capacity(self.keys.len() + 10);
-        rete_core::format::varint::put(&mut raw, self.key_count);
-        raw.append(&mut self.keys);
-        let sealed = block::seal(&raw)?;
+        let Some(head) = self.keys.first().map(|k| k.key.clone()) else { return Ok(()) };
+        let block = PostingBlock { keys: std::mem::take(&mut self.keys) };
+        let sealed = block::seal_at_level(&block.encode(), SEARCH_ZSTD_LEVEL)?;
         self.writer.write_all(&sealed)?;
         self.hasher.update(&sealed);
         let range = ByteRange { offset: self.length, length: sealed.len() as u64 };
         self.length += range.length;
-        self.entries.push(SearchBlockEntry { range, key_count: self.key_count, head: std::mem::take(&mut self.head) });
-        self.key_count = 0;
+        self.entries.push(SearchBlockEntry { range, key_count: block.keys.len() as u64, head });
+        self.bytes = 0;
         Ok(())
     }
 }
@@ -480,9 +473,7 @@ fn write_blocks(sorted: &File, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyP
     let mut cutter = BlockCutter {
         target,
         keys: Vec::new(),
-        key_count: 0,
-        head: Vec::new(),
-        previous: Vec::new(),
+        bytes: 0,
         writer: BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?),
         hasher: Xxh3::new(),
         length: 0,
@@ -491,14 +482,14 @@ fn write_blocks(sorted: &File, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyP
     for_each_word(sorted, |rank, postings| {
         let key = words[rank].text.as_bytes();
         while let Some(entry) = lists.first_entry().filter(|e| e.key().as_slice() < key) {
-            cutter.add(&entry.remove())?;
+            cutter.add(entry.remove())?;
         }
         let mut stored = postings[..postings.len().min(max_key_postings)].to_vec();
         stored.sort_unstable_by_key(|p| (p.label, p.subject));
-        cutter.add(&KeyPostings { key: key.to_vec(), total: postings.len() as u64, postings: stored })
+        cutter.add(KeyPostings { key: key.to_vec(), total: postings.len() as u64, postings: stored })
     })?;
     while let Some((_, list)) = lists.pop_first() {
-        cutter.add(&list)?;
+        cutter.add(list)?;
     }
     cutter.cut()?;
     let summary = SectionSummary { length: cutter.length, item_count: cutter.entries.len() as u64, checksum: cutter.hasher.digest() };

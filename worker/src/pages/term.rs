@@ -3,7 +3,7 @@
 //! to their resource view, shown by name ([`Names`]: a label or a prefixed
 //! name, the full IRI on hover and in the link) where the page knows one.
 
-use oxrdf::{Term, TermRef, Triple};
+use oxrdf::TermRef;
 use rete_core::search::names::Names;
 use std::fmt::Write;
 
@@ -89,13 +89,9 @@ pub fn bytes(value: u64) -> String {
     format!("{size:.1} {}", UNITS[unit])
 }
 
-/// A term for a table cell: IRIs link to their resource view, literals show
-/// their language or (when not xsd:string) their datatype.
-pub fn term(dataset: &str, term: TermRef<'_>) -> String {
-    named_term(dataset, term, &Names::default())
-}
-
-/// A term for a table cell, IRIs (datatypes too) shown by name.
+/// A term for a table cell: IRIs (datatypes too) link to their resource
+/// view, shown by name; literals show their language or (when not
+/// xsd:string) their datatype.
 pub fn named_term(dataset: &str, term: TermRef<'_>, names: &Names) -> String {
     match term {
         TermRef::NamedNode(node) => resource_link(dataset, node.as_str(), names),
@@ -122,30 +118,16 @@ pub fn named_term(dataset: &str, term: TermRef<'_>, names: &Names) -> String {
     }
 }
 
-/// An owned term for a table cell.
-pub fn owned_term(dataset: &str, value: &Term) -> String {
-    term(dataset, value.as_ref())
-}
-
-/// A `<tr>` of subject, predicate, object.
-pub fn triple_row(dataset: &str, triple: &Triple) -> String {
-    format!(
-        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        term(dataset, triple.subject.as_ref().into()),
-        term(dataset, triple.predicate.as_ref().into()),
-        owned_term(dataset, &triple.object)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oxrdf::{Term, Triple};
 
     #[test]
     fn escapes_and_links() {
         assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         let node = oxrdf::NamedNode::new_unchecked("http://x/a?b=c&d");
-        let cell = term("ds", node.as_ref().into());
+        let cell = named_term("ds", node.as_ref().into(), &Names::default());
         assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fa%3Fb%3Dc%26d"), "{cell}");
     }
 
@@ -168,7 +150,7 @@ mod tests {
         let node = |iri: &str| oxrdf::NamedNode::new_unchecked(iri);
         let inner = Triple::new(node("http://x/s"), node("http://x/p"), oxrdf::Literal::new_directional_language_tagged_literal_unchecked("a<b", "en", oxrdf::BaseDirection::Rtl));
         let outer: Term = Triple::new(oxrdf::BlankNode::new_unchecked("b0"), node("http://x/q"), inner).into();
-        let cell = owned_term("ds", &outer);
+        let cell = named_term("ds", outer.as_ref(), &Names::default());
         assert!(cell.starts_with(r#"<span class="triple">&lt;&lt;( <code>_:b0</code> "#), "{cell}");
         assert!(cell.contains("/ds/resource?iri=http%3A%2F%2Fx%2Fs"), "{cell}");
         assert!(cell.contains(r#"<span class="lit">a&lt;b</span> <span class="dt">@en</span><span class="dt">--rtl</span> )&gt;&gt;</span> )&gt;&gt;</span>"#), "{cell}");

@@ -16,6 +16,8 @@ use futures_util::StreamExt;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
+use crate::session::Session;
+use rete_core::search::names::{self, Names};
 use rete_core::search::sparql::TEXT_QUERY;
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{Header, RangeSource, SectionKind, Store};
@@ -165,12 +167,25 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
     let options = QueryOptions { default_graphs: iris(&params.default_graphs, "default-graph-uri")?, named_graphs: iris(&params.named_graphs, "named-graph-uri")?, budget: budget(ctx, true) };
 
     let etag_parts = ["sparql", format.name(), &text, &params.default_graphs.join(" "), &params.named_graphs.join(" ")];
+    let html = format == Format::Html;
     preamble::serve(ctx, name, &etag_parts, async |mut session| {
-        let page = PageInfo { dataset: name, query: &text };
+        // An HTML table shows IRIs by name (README "Names"): prefixed names from the
+        // card's namespaces at no cost, and, for an answer small enough to be sent as
+        // captured, labels: the label predicates' ids are read in the answer's rounds,
+        // the labels after it (core's search::names bounds).
+        let card = if html { Some(session.run(async |store| store.card()).await??) } else { None };
+        let label_iris = card.as_ref().map(names::label_predicate_iris).unwrap_or_default();
+        let prefixed = Names::new(card.as_ref().map_or(&[], |c| c.namespaces.as_slice()));
+        let page = PageInfo::new(name, &text, &prefixed);
         let mut out = Out::capture(CAPTURE_BYTES);
         let result = session
             .run(async |store| {
                 out.reset();
+                page.shown.take();
+                if html {
+                    // Only their dictionary blocks are wanted now: a miss is read with the answer's.
+                    let _ = names::term_ids(store, &label_iris);
+                }
                 match evaluate(store, &query, &options) {
                     Ok(answer) => write_answer(answer, format, &page, &mut out).await,
                     Err(error) => Err(WriteFailure::Query(error)),
@@ -184,6 +199,12 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
             Err(WriteFailure::TripleTerm(format)) => return Err(HttpError::triple_terms(format, offers)),
             Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
         }
+        let shown = page.shown.into_inner().iris;
+        if html && !label_iris.is_empty() && !shown.is_empty() && out.is_captured() {
+            if let Some(labelled) = name_table(&mut session, &query, &options, &text, name, &shown).await {
+                out = labelled;
+            }
+        }
         let total_bytes = out.total_bytes();
         let reply = match out.into_captured() {
             Some(bytes) => Reply::ok(format, bytes),
@@ -196,7 +217,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                 let (name, text, query, host) = (name.to_owned(), text.clone(), query.clone(), ctx.host.clone());
                 ctx.host.spawn(Box::pin(async move {
                     let mut out = Out::stream(sender);
-                    let page = PageInfo { dataset: &name, query: &text };
+                    let page = PageInfo::new(&name, &text, &prefixed);
                     let result = match evaluate(session.store(), &query, &options) {
                         Ok(answer) => write_answer(answer, format, &page, &mut out).await,
                         Err(error) => Err(WriteFailure::Query(error)),
@@ -214,6 +235,36 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
         Ok(warnings(&query).into_iter().fold(reply, |reply, warning| reply.header("x-rete-warning", header_text(&warning))))
     })
     .await
+}
+
+/// The HTML table of a captured answer again, its IRIs (`shown`) by label
+/// where one is found: the labels' PSO blocks and texts (at most two rounds,
+/// within core's search::names bounds), then a run that reads nothing.
+/// `None` when naming failed (the table keeps its prefixed names).
+async fn name_table(session: &mut Session, query: &Query, options: &QueryOptions, text: &str, name: &str, shown: &[String]) -> Option<Out> {
+    let labelled = match session.run(async |store| names::name_iris(store, shown, None)).await {
+        Ok(Ok(labelled)) => labelled,
+        Ok(Err(error)) => {
+            worker::console_log!("naming the results of {name}: {error}");
+            return None;
+        }
+        Err(error) => {
+            worker::console_log!("naming the results of {name}: {}", error.body());
+            return None;
+        }
+    };
+    let page = PageInfo::new(name, text, &labelled);
+    let mut out = Out::capture(CAPTURE_BYTES);
+    let result = session
+        .run(async |store| {
+            out.reset();
+            match evaluate(store, query, options) {
+                Ok(answer) => write_answer(answer, Format::Html, &page, &mut out).await,
+                Err(error) => Err(WriteFailure::Query(error)),
+            }
+        })
+        .await;
+    matches!(result, Ok(Ok(()))).then_some(out).filter(Out::is_captured)
 }
 
 /// A header value: printable ASCII, anything else as `?`.
