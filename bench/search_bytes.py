@@ -4,8 +4,8 @@
 Reads the SEARCH root and every posting block of FILE (zstd through the `zstd` command), and splits
 the decompressed bytes of the blocks into their fields: word keys (front-coded), prefix-list keys,
 the counts, and the four posting columns (label id deltas, subject ids, weights, lengths). Then
-says how well each column compresses alone (zstd at the format's level 9, and at 19, the posting
-blocks' level), to tell what a later layout could shrink: the sealed size is what the file pays.
+says how well each column compresses alone (with the `zstd` command at the format's level 9, and
+at 19), to tell what a later layout could shrink: the sealed size is what the file pays.
 Reads both layouts of the posting blocks (1: by key, 2: by column).
 
 Usage: bench/search_bytes.py FILE.rete

@@ -319,6 +319,48 @@ mod tests {
         assert_eq!(index.blocks_for_bounds(pos, &[]).len(), 5);
     }
 
+    /// Term ids, term counts and quad counts beyond 2^32 (issue 17: a
+    /// billion-triple file has ~2^28 terms, but ids and counts are u64 in the
+    /// format and nothing may truncate them to 32 bits).
+    #[test]
+    fn issue_17_ids_and_counts_beyond_2_pow_32_round_trip() {
+        const BIG: u64 = 1 << 32;
+        let blocks = |offset: u64, lengths: &[u64]| -> Vec<ByteRange> {
+            let mut at = offset;
+            lengths.iter().map(|&length| { let range = ByteRange { offset: at, length }; at += length; range }).collect()
+        };
+        let dictionary_ranges = blocks(1_000, &[10, 20, 30]);
+        let term_counts = [3 * BIG + 7, 1, BIG];
+        let heads: [&[u8]; 3] = [b"\x01http://a/", b"\x01http://a/x", b"\x03zz"];
+        let mut first_id = 1;
+        let dictionary = (0..3)
+            .map(|i| {
+                let entry = DictionaryEntry { range: dictionary_ranges[i], first_id, term_count: term_counts[i], head: heads[i].to_vec() };
+                first_id += term_counts[i];
+                entry
+            })
+            .collect();
+        let graphs = vec![GraphEntry { id: 5, quad_count: 2 }, GraphEntry { id: 3 * BIG + 9, quad_count: BIG + 1 }];
+        let sections: [ByteRange; 6] = std::array::from_fn(|p| ByteRange { offset: 10_000 * (p as u64 + 1), length: 15 });
+        let permutations = std::array::from_fn(|p| {
+            let ranges = blocks(sections[p].offset, &[5, 10]);
+            vec![
+                PermutationEntry { range: ranges[0], quad_count: 2 * BIG, first_key: [1, BIG + 2, 3, 0] },
+                PermutationEntry { range: ranges[1], quad_count: BIG + 3, first_key: [4 * BIG, 1, 5 * BIG, 3 * BIG + 9] },
+            ]
+        });
+        let index = Index { dictionary, graphs, permutations };
+        let dictionary_section = ByteRange { offset: 1_000, length: 60 };
+        let decoded = Index::decode(&index.encode(), dictionary_section, sections, 96).unwrap();
+        assert_eq!(decoded, index);
+        assert_eq!(decoded.dictionary[2].first_id, 3 * BIG + 9);
+        assert_eq!(decoded.dictionary_block_for_id(3 * BIG + 8), Some(1));
+        assert_eq!(decoded.dictionary_block_for_id(4 * BIG + 8), Some(2));
+        assert_eq!(decoded.dictionary_block_for_id(4 * BIG + 9), None);
+        assert_eq!(decoded.blocks_for_prefix(Permutation::Pos, &[4 * BIG + 1]), 1..2);
+        assert_eq!(decoded.blocks_for_prefix(Permutation::Pos, &[1, BIG + 2]), 0..1);
+    }
+
     /// Found reading the decoder for issue 18: each dictionary head sharing
     /// all of the one before and adding a byte costs 5 bytes of INDEX but its
     /// whole length in memory, so 100 KB of INDEX asked for 200 MB of heads.

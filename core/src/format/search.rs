@@ -14,10 +14,6 @@ use std::ops::RangeInclusive;
 pub const SEARCH_VERSION: u64 = 2;
 /// FORMAT.md §12.1: the SEARCH layouts this build reads.
 pub const SEARCH_LAYOUTS: std::ops::RangeInclusive<u64> = 1..=2;
-/// FORMAT.md §12.6 (writer guidance): the zstd level of posting blocks. Their
-/// columns of small ids compress 11–13 % better at 19 than at the level of
-/// the other blocks, at a cost of milliseconds per block (docs/BENCHMARK.md).
-pub const SEARCH_ZSTD_LEVEL: i32 = 19;
 /// FORMAT.md §12.1: the largest decompressed SEARCH root a reader accepts.
 pub const MAX_SEARCH_ROOT_RAW_BYTES: u64 = 16 << 20;
 /// FORMAT.md §12.3: the byte that ends a prefix list's key (never part of a word).

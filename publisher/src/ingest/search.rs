@@ -8,7 +8,7 @@ use super::readback::{TempDictionary, TempQuads};
 use super::sort::{ExternalSorter, read_record, write_record};
 use anyhow::{Context, Result};
 use rete_core::format::block;
-use rete_core::format::search::{KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, PostingBlock, SEARCH_VERSION, SEARCH_ZSTD_LEVEL, SearchBlockEntry, SearchRoot, key_bytes};
+use rete_core::format::search::{KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, PostingBlock, SEARCH_VERSION, SearchBlockEntry, SearchRoot, key_bytes};
 use rete_core::format::write::SectionSummary;
 use rete_core::search::normalize;
 use rete_core::{ByteRange, TermId};
@@ -450,12 +450,12 @@ impl BlockCutter {
         Ok(())
     }
 
-    /// Writes the keys so far as one block (FORMAT.md §12.3, layout 2), at
-    /// the posting blocks' zstd level (§12.6).
+    /// Writes the keys so far as one block (FORMAT.md §12.3, layout 2), with
+    /// zstd's block splitter (§12.6).
     fn cut(&mut self) -> Result<()> {
         let Some(head) = self.keys.first().map(|k| k.key.clone()) else { return Ok(()) };
         let block = PostingBlock { keys: std::mem::take(&mut self.keys) };
-        let sealed = block::seal_at_level(&block.encode(), SEARCH_ZSTD_LEVEL)?;
+        let sealed = block::seal_split(&block.encode())?;
         self.writer.write_all(&sealed)?;
         self.hasher.update(&sealed);
         let range = ByteRange { offset: self.length, length: sealed.len() as u64 };

@@ -2,7 +2,8 @@
 //! parse (400 with the position), negotiate, resolve the dataset,
 //! answer 304 for a known ETag, then run rounds until a run misses nothing;
 //! a small answer is sent as captured, a large one streams from one more
-//! run. Without a query: the service description with VoID statistics.
+//! run. The HTML table names its IRIs (README "Names"). Without a query:
+//! the service description with VoID statistics.
 
 use crate::answer::{Out, PageInfo, VOID, WriteFailure, triples_to_bytes, write_answer};
 use crate::conneg::{self, Format, GRAPH_FORMATS, SOLUTION_FORMATS};
@@ -11,12 +12,12 @@ use crate::http::{Body, Ctx, Reply};
 use crate::http_error::HttpError;
 use crate::pages;
 use crate::preamble;
+use crate::session::Session;
 use futures_channel::mpsc;
 use futures_util::StreamExt;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
-use crate::session::Session;
 use rete_core::search::names::{self, Names};
 use rete_core::search::sparql::TEXT_QUERY;
 use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
