@@ -1,7 +1,8 @@
 //! What one input of a target costs: runs the target over every file in a
 //! directory (a seed corpus, `build/fuzz/seeds/TARGET`) a few times, on
 //! stable Rust and without instrumentation, and prints the CPU time per
-//! input (median of the rounds) and the executions per second that makes on
+//! input (median of the rounds; wall time beside it, which counts waits for
+//! the disk and for a core too) and the executions per second that makes on
 //! one core. docs/RELIABILITY.md quotes it for the targets' throughput.
 //!
 //! `cargo run --release -p rete-fuzz --example cost -- TARGET DIR [ROUNDS]`
@@ -39,16 +40,23 @@ fn main() {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     let inputs: Vec<Vec<u8>> = paths.iter().filter_map(|p| std::fs::read(p).ok()).collect();
-    let mut per_input: Vec<f64> = (0..rounds)
+    let count = inputs.len().max(1) as f64;
+    let mut per_input: Vec<(f64, f64)> = (0..rounds)
         .map(|_| {
-            let before = rete_fuzz::limits::process_cpu_seconds();
+            let (cpu, wall) = (rete_fuzz::limits::process_cpu_seconds(), std::time::Instant::now());
             for input in &inputs {
                 run(input);
             }
-            (rete_fuzz::limits::process_cpu_seconds() - before) / inputs.len().max(1) as f64
+            ((rete_fuzz::limits::process_cpu_seconds() - cpu) / count, wall.elapsed().as_secs_f64() / count)
         })
         .collect();
-    per_input.sort_by(f64::total_cmp);
-    let median = per_input[per_input.len() / 2];
-    println!("{target}: {} inputs × {rounds} rounds, median {:.3} ms of CPU per input, {:.0} executions per CPU-second", inputs.len(), median * 1e3, 1.0 / median);
+    per_input.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (cpu, wall) = per_input[per_input.len() / 2];
+    println!(
+        "{target}: {} inputs × {rounds} rounds, median {:.3} ms of CPU ({:.3} ms wall) per input: {:.0} executions per CPU-second",
+        inputs.len(),
+        cpu * 1e3,
+        wall * 1e3,
+        1.0 / cpu
+    );
 }

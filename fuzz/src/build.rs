@@ -63,7 +63,7 @@ pub fn build_input(data: &[u8]) -> Built {
         metadata: Default::default(),
         pyramid: true,
     };
-    let built = build(&build_options);
+    let built = pool().install(|| build(&build_options));
     let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input));
     match (&built, oracle) {
         (Ok(report), Some(Ok(quads))) if !lenient => {
@@ -143,14 +143,23 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// Makes the work directory and the thread pool before runs are timed.
 pub fn init() {
     let _ = work_dir();
+    let _ = pool();
 }
 
-/// One directory per process for the input and output, on tmpfs when there
-/// is one; the build runs on one thread (one fuzzing process, one core).
+/// The build runs on one thread (one fuzzing process, one core), and on
+/// that pool's own thread: rayon then runs each parallel step inline, where
+/// called from outside the pool every step was handed to the pool's thread
+/// and waited for, and those hand-offs (wake-ups, `sched_yield` spinning)
+/// took most of an input's CPU time (docs/RELIABILITY.md "Throughput").
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap_or_else(|e| panic!("no thread pool: {e}")))
+}
+
+/// One directory per process for the input and output, on tmpfs when there is one.
 fn work_dir() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
         let shm = Path::new("/dev/shm");
         let builder = tempfile::Builder::new().prefix("rete-fuzz-build-").tempdir_in(if shm.is_dir() { shm } else { Path::new(".") });
         builder.or_else(|_| tempfile::tempdir()).unwrap_or_else(|e| panic!("no temporary directory: {e}"))

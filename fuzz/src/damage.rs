@@ -229,7 +229,12 @@ impl Parts {
             Mutation::Block { block, edit, resync } => {
                 let n = usize::from(*block) % self.blocks.len();
                 let Ok(mut raw) = block::open(&self.blocks[n], &String::new, 0) else { return };
+                let before = raw.clone();
                 edit.apply(&mut raw);
+                // An edit that changed nothing leaves the writer's bytes: the file stays undamaged.
+                if raw == before {
+                    return;
+                }
                 self.blocks[n] = seal(&raw);
                 self.index_frame = None;
                 if *resync {
@@ -378,8 +383,11 @@ impl Parts {
 /// Edits the JSON inside a compressed CARD or SUMMARY frame.
 fn edit_frame(frame: &mut Vec<u8>, edit: &Edit) {
     let Ok(mut raw) = block::decompress(frame, 64 << 20) else { return };
+    let before = raw.clone();
     edit.apply(&mut raw);
-    *frame = compress(&raw);
+    if raw != before {
+        *frame = compress(&raw);
+    }
 }
 
 /// INDEX with each entry's length taken from the (possibly re-sealed) blocks.
@@ -392,12 +400,29 @@ fn encode_index(index: &Index, blocks: &[Vec<u8>]) -> Vec<u8> {
     index.encode()
 }
 
+/// A zstd frame declaring its content size (FORMAT.md §5.3), as the
+/// writer's, but at level 1 rather than the format's: a reader cannot tell
+/// the level, and at level 9 recompressing what a mutation changed took a
+/// fifth of an input's time (docs/RELIABILITY.md "Throughput").
 fn compress(raw: &[u8]) -> Vec<u8> {
-    block::compress(raw).unwrap_or_else(|e| panic!("zstd: {e}"))
+    thread_local! {
+        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    }
+    COMPRESSOR.with_borrow_mut(|compressor| {
+        let compressor = match compressor {
+            Some(compressor) => compressor,
+            None => compressor.insert(zstd::bulk::Compressor::new(1).unwrap_or_else(|e| panic!("zstd: {e}"))),
+        };
+        compressor.compress(raw).unwrap_or_else(|e| panic!("zstd: {e}"))
+    })
 }
 
+/// A sealed block (FORMAT.md §5.3): the frame, then its checksum.
 fn seal(raw: &[u8]) -> Vec<u8> {
-    block::seal(raw).unwrap_or_else(|e| panic!("zstd: {e}"))
+    let mut sealed = compress(raw);
+    let checksum = xxh3_64(&sealed) as u32;
+    sealed.extend_from_slice(&checksum.to_le_bytes());
+    sealed
 }
 
 impl Edit {

@@ -513,6 +513,10 @@ impl Host for Memory {
         self.log.borrow_mut().push(message.to_owned());
     }
 
+    fn log(&self, message: &str) {
+        self.log.borrow_mut().push(message.to_owned());
+    }
+
     fn clock(&self) -> Arc<dyn Clock> {
         self.clock.clone()
     }

@@ -149,6 +149,10 @@ impl Host for Cloudflare {
         worker::console_error!("{message}");
     }
 
+    fn log(&self, message: &str) {
+        worker::console_log!("{message}");
+    }
+
     fn clock(&self) -> Arc<dyn Clock> {
         Arc::new(Runtime)
     }

@@ -87,6 +87,8 @@ pub trait Host {
     fn spawn(&self, task: LocalBoxFuture<'static, ()>);
     /// Logs an error the client does not see.
     fn log_error(&self, message: &str);
+    /// Logs a note (`console.log`).
+    fn log(&self, message: &str);
     /// The clock.
     fn clock(&self) -> Arc<dyn Clock>;
 }

@@ -202,7 +202,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
         }
         let shown = page.shown.into_inner().iris;
         if html && !label_iris.is_empty() && !shown.is_empty() && out.is_captured() {
-            if let Some(labelled) = name_table(&mut session, &query, &options, &text, name, &shown).await {
+            if let Some(labelled) = name_table(ctx, &mut session, &query, &options, &text, name, &shown).await {
                 out = labelled;
             }
         }
@@ -242,15 +242,15 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
 /// where one is found: the labels' PSO blocks and texts (at most two rounds,
 /// within core's search::names bounds), then a run that reads nothing.
 /// `None` when naming failed (the table keeps its prefixed names).
-async fn name_table(session: &mut Session, query: &Query, options: &QueryOptions, text: &str, name: &str, shown: &[String]) -> Option<Out> {
+async fn name_table(ctx: &Ctx, session: &mut Session, query: &Query, options: &QueryOptions, text: &str, name: &str, shown: &[String]) -> Option<Out> {
     let labelled = match session.run(async |store| names::name_iris(store, shown, None)).await {
         Ok(Ok(labelled)) => labelled,
         Ok(Err(error)) => {
-            worker::console_log!("naming the results of {name}: {error}");
+            ctx.host.log(&format!("naming the results of {name}: {error}"));
             return None;
         }
         Err(error) => {
-            worker::console_log!("naming the results of {name}: {}", error.body());
+            ctx.host.log(&format!("naming the results of {name}: {}", error.body()));
             return None;
         }
     };
