@@ -299,7 +299,11 @@ impl Parts {
             let Ok(terms) = DictionaryTerms::decode(raw, "", 0) else { return };
             let Some(head) = terms.get(0) else { return };
             (entry.term_count, entry.head) = (terms.len() as u64, head);
-            self.header.term_count = self.index.dictionary.iter().map(|e| e.term_count).sum();
+            // An earlier raw INDEX edit may have left counts whose sum overflows: the header then
+            // keeps its count, and the reader's checked sum must call the file corrupt.
+            if let Some(total) = self.index.dictionary.iter().try_fold(0u64, |sum, e| sum.checked_add(e.term_count)) {
+                self.header.term_count = total;
+            }
         } else if let Some(entry) = self.index.permutations.iter_mut().flatten().nth(n - dictionary) {
             let Ok(keys) = PermutationKeys::decode(raw, "", 0) else { return };
             let Some(first_key) = keys.get(0) else { return };
