@@ -11,13 +11,15 @@
 use arbitrary::Arbitrary;
 use rete_core::format::block;
 use rete_core::format::header::Header;
-use rete_core::format::index::Index;
+use rete_core::format::directory::Entry;
+use rete_core::format::index::{Index, Sections};
+use rete_core::format::permutation::Key;
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
 use rete_core::read::{BlockCache, DictionaryTerms, PermutationKeys, RoundOptions, open_in_rounds, run_in_rounds};
 use rete_core::results::{ResultFormat, WriteError, write_answer};
 use rete_core::sparql::{Budget, Query, QueryError, QueryOptions, evaluate, parse_query};
 use rete_core::{RangeSource, ReadError, SectionKind, Store};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The fuzzer's input.
@@ -205,9 +207,9 @@ impl Parts {
         let header = store.header().clone();
         let index = store.index().clone();
         let section = |kind| header.section(kind).map(|s| file[s.offset as usize..(s.offset + s.length) as usize].to_vec());
-        let mut blocks: Vec<Vec<u8>> = index.dictionary.iter().map(|e| file[e.range.offset as usize..e.range.end() as usize].to_vec()).collect();
-        for entries in &index.permutations {
-            blocks.extend(entries.iter().map(|e| file[e.range.offset as usize..e.range.end() as usize].to_vec()));
+        let mut blocks: Vec<Vec<u8>> = index.dictionary.entries.iter().map(|e| file[e.range.offset as usize..e.range.end() as usize].to_vec()).collect();
+        for body in &index.permutations {
+            blocks.extend(body.entries.iter().map(|e| file[e.range.offset as usize..e.range.end() as usize].to_vec()));
         }
         Self {
             index_frame: section(SectionKind::Index),
@@ -256,17 +258,17 @@ impl Parts {
             }
             Mutation::Entry { block, field, value } => {
                 let n = usize::from(*block) % self.blocks.len();
-                let dictionary = self.index.dictionary.len();
+                let dictionary = self.index.dictionary.entries.len();
                 let before = self.index.clone();
-                if let Some(entry) = self.index.dictionary.get_mut(n) {
+                if let Some(entry) = Arc::make_mut(&mut self.index.dictionary).entries.get_mut(n) {
                     match field {
-                        EntryField::Count => entry.term_count = *value,
+                        EntryField::Count => entry.item_count = *value,
                         EntryField::Key(_) => entry.head.truncate(*value as usize),
                     }
-                } else if let Some(entry) = self.index.permutations.iter_mut().flatten().nth(n - dictionary) {
+                } else if let Some(entry) = permutation_entries(&mut self.index).nth(n - dictionary) {
                     match field {
-                        EntryField::Count => entry.quad_count = *value,
-                        EntryField::Key(k) => entry.first_key[usize::from(*k % 4)] = *value,
+                        EntryField::Count => entry.item_count = *value,
+                        EntryField::Key(k) => entry.head[usize::from(*k % 4)] = *value,
                     }
                 }
                 self.keep_encodable(before);
@@ -293,21 +295,21 @@ impl Parts {
     /// Makes block `n`'s INDEX entry and the header's counts agree with its
     /// edited contents, when they decode.
     fn resync(&mut self, n: usize, raw: &[u8]) {
-        let dictionary = self.index.dictionary.len();
+        let dictionary = self.index.dictionary.entries.len();
         let before = self.index.clone();
-        if let Some(entry) = self.index.dictionary.get_mut(n) {
+        if let Some(entry) = Arc::make_mut(&mut self.index.dictionary).entries.get_mut(n) {
             let Ok(terms) = DictionaryTerms::decode(raw, "", 0) else { return };
             let Some(head) = terms.get(0) else { return };
-            (entry.term_count, entry.head) = (terms.len() as u64, head);
+            (entry.item_count, entry.head) = (terms.len() as u64, head);
             // An earlier raw INDEX edit may have left counts whose sum overflows: the header then
             // keeps its count, and the reader's checked sum must call the file corrupt.
-            if let Some(total) = self.index.dictionary.iter().try_fold(0u64, |sum, e| sum.checked_add(e.term_count)) {
+            if let Some(total) = self.index.dictionary.entries.iter().try_fold(0u64, |sum, e| sum.checked_add(e.item_count)) {
                 self.header.term_count = total;
             }
-        } else if let Some(entry) = self.index.permutations.iter_mut().flatten().nth(n - dictionary) {
+        } else if let Some(entry) = permutation_entries(&mut self.index).nth(n - dictionary) {
             let Ok(keys) = PermutationKeys::decode(raw, "", 0) else { return };
             let Some(first_key) = keys.get(0) else { return };
-            (entry.quad_count, entry.first_key) = (keys.len() as u64, first_key);
+            (entry.item_count, entry.head) = (keys.len() as u64, first_key);
         }
         self.keep_encodable(before);
     }
@@ -316,7 +318,7 @@ impl Parts {
     /// (first keys whose first component goes down: it encodes their
     /// differences); raw INDEX edits reach such directories instead.
     fn keep_encodable(&mut self, before: Index) {
-        let descending = self.index.permutations.iter().any(|entries| entries.windows(2).any(|pair| pair[1].first_key[0] < pair[0].first_key[0]));
+        let descending = self.index.permutations.iter().any(|body| body.entries.windows(2).any(|pair| pair[1].head[0] < pair[0].head[0]));
         if descending {
             self.index = before;
         }
@@ -337,12 +339,12 @@ impl Parts {
             (None, None) => compress(&encode_index(&self.index, &self.blocks)),
         };
         let (card, summary) = (&self.card, self.summary.as_ref());
-        let dictionary_blocks = self.index.dictionary.len();
+        let dictionary_blocks = self.index.dictionary.entries.len();
         let mut permutation_blocks = Vec::new();
         let mut next = dictionary_blocks;
-        for entries in &self.index.permutations {
-            permutation_blocks.push(&self.blocks[next..next + entries.len()]);
-            next += entries.len();
+        for body in &self.index.permutations {
+            permutation_blocks.push(&self.blocks[next..next + body.entries.len()]);
+            next += body.entries.len();
         }
         let summarize = |bytes: &[u8], items: usize| SectionSummary { length: bytes.len() as u64, item_count: items as u64, checksum: xxh3_64(bytes) };
         let dictionary_bytes = self.blocks[..dictionary_blocks].concat();
@@ -397,11 +399,19 @@ fn edit_frame(frame: &mut Vec<u8>, edit: &Edit) {
 /// INDEX with each entry's length taken from the (possibly re-sealed) blocks.
 fn encode_index(index: &Index, blocks: &[Vec<u8>]) -> Vec<u8> {
     let mut index = index.clone();
-    let entries = index.dictionary.iter_mut().map(|e| &mut e.range).chain(index.permutations.iter_mut().flatten().map(|e| &mut e.range));
+    let dictionary = Arc::make_mut(&mut index.dictionary).entries.iter_mut().map(|e| &mut e.range);
+    let mut permutations = index.permutations.clone();
+    let entries = dictionary.chain(permutations.iter_mut().flat_map(|body| Arc::make_mut(body).entries.iter_mut()).map(|e| &mut e.range));
     for (range, block) in entries.zip(blocks) {
         range.length = block.len() as u64;
     }
-    index.encode()
+    index.permutations = permutations;
+    index.encode(&Sections::default())
+}
+
+/// The entries of every permutation's (flat) directory, in order.
+fn permutation_entries(index: &mut Index) -> impl Iterator<Item = &mut Entry<Key>> {
+    index.permutations.iter_mut().flat_map(|body| Arc::make_mut(body).entries.iter_mut())
 }
 
 /// A zstd frame declaring its content size (FORMAT.md §5.3), as the

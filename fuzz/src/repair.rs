@@ -8,7 +8,7 @@
 
 use rete_core::format::header::{FIXED_HEADER_BYTES, HEADER_CHECKSUM_RANGE, Header, MAGIC, SECTION_ENTRY_BYTES, header_checksum};
 use rete_core::format::write::{ContentHasher, stamp_content_hash};
-use rete_core::read::{BlockKey, decode_index};
+use rete_core::read::{BlockKey, Directory, decode_index};
 use rete_core::{Permutation, SectionKind, Store};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -44,9 +44,9 @@ pub fn repair(bytes: &mut [u8]) -> bool {
     let index_bytes = header.section(SectionKind::Index).and_then(|section| bytes.get(section.offset as usize..(section.offset + section.length) as usize));
     if let Some(Ok(index)) = index_bytes.map(|index_bytes| decode_index(&header, index_bytes)) {
         let store = Store::from_parts(Vec::new(), header.clone(), index, rete_core::read::BlockCache::new(0));
-        let mut keys: Vec<BlockKey> = (0..store.index().dictionary.len()).map(BlockKey::Dictionary).collect();
+        let mut keys: Vec<BlockKey> = (0..store.block_count(Directory::Dictionary)).map(BlockKey::Dictionary).collect();
         for permutation in Permutation::ALL {
-            keys.extend((0..store.index().permutations[usize::from(permutation.id())].len()).map(|n| BlockKey::Permutation(permutation, n)));
+            keys.extend((0..store.block_count(Directory::Permutation(permutation))).map(|n| BlockKey::Permutation(permutation, n)));
         }
         for key in keys {
             if let Some(range) = store.block_range(key) {

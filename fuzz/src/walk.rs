@@ -11,7 +11,7 @@
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::header::Header;
 use rete_core::format::write::ContentHasher;
-use rete_core::read::{BlockCache, BlockKey, GraphFilter, open_in_rounds, open_prefix};
+use rete_core::read::{Block, BlockCache, BlockKey, Directory, GraphFilter, open_in_rounds, open_prefix};
 use rete_core::{Permutation, QuadPattern, RangeSource, ReadError, Store, TermId};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -75,21 +75,18 @@ fn verify(store: &Store<&[u8]>, bytes: &[u8]) {
 /// Dictionary blocks with their terms, then permutation blocks with a scan
 /// bound by the first key of each block read.
 fn read_blocks(store: &Store<&[u8]>) {
-    let index = store.index();
-    let mut keys: Vec<BlockKey> = (0..index.dictionary.len()).map(BlockKey::Dictionary).collect();
+    let mut keys: Vec<BlockKey> = (0..store.block_count(Directory::Dictionary)).map(BlockKey::Dictionary).collect();
     for permutation in Permutation::ALL {
-        keys.extend((0..index.permutations[usize::from(permutation.id())].len()).map(|n| BlockKey::Permutation(permutation, n)));
+        keys.extend((0..store.block_count(Directory::Permutation(permutation))).map(|n| BlockKey::Permutation(permutation, n)));
     }
     let mut terms = 0;
     let mut quads = 0;
     for key in spread(&keys, MAX_BLOCKS) {
-        if store.block(key).map_err(check_error).is_err() {
-            continue;
-        }
-        match key {
-            BlockKey::Dictionary(n) => {
-                let entry = &index.dictionary[n];
-                for id in entry.first_id..entry.first_id.saturating_add(entry.term_count) {
+        let Ok(block) = store.block(key).map_err(check_error) else { continue };
+        match (key, block) {
+            (BlockKey::Dictionary(_), _) => {
+                let Ok(Some(entry)) = store.located(key).map_err(check_error) else { continue };
+                for id in entry.items() {
                     if terms >= MAX_TERMS {
                         break;
                     }
@@ -101,8 +98,8 @@ fn read_blocks(store: &Store<&[u8]>) {
                     let _ = store.encoded_term_id(&encoded).map_err(check_error);
                 }
             }
-            BlockKey::Permutation(permutation, n) => {
-                let first_key = index.permutations[usize::from(permutation.id())][n].first_key;
+            (BlockKey::Permutation(permutation, _), Block::Permutation(keys)) => {
+                let Some(first_key) = keys.get(0) else { continue };
                 let [s, p, o, g] = permutation.quad(first_key);
                 for pattern in patterns(s, p, o, g) {
                     for quad in store.quads(pattern).take(MAX_QUADS.saturating_sub(quads)) {
@@ -114,7 +111,7 @@ fn read_blocks(store: &Store<&[u8]>) {
                 }
             }
             // The search index is not in `keys`: read_file damages blocks, not postings.
-            BlockKey::SearchRoot | BlockKey::Search(_) => {}
+            _ => {}
         }
     }
 }

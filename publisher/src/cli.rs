@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use rete_core::results::ResultFormat;
 use rete_publisher::cmd::UsageError;
 use rete_publisher::cmd::build::BuildSettings;
+use rete_publisher::ingest::build::BlockLayout;
 use rete_publisher::cmd::publish::PublishOptions;
 use rete_publisher::ingest::metadata::{DefaultGraph, Metadata};
 use rete_publisher::r2::{Choice, TargetOptions, Tuning, Verify};
@@ -410,6 +411,13 @@ pub struct BuildArgs {
     /// `publish` without --output, the system's).
     #[arg(long)]
     pub temp_dir: Option<PathBuf>,
+    /// Quads per permutation block, fixed (tests and benchmarks; default: by size, FORMAT.md §8).
+    #[arg(long, value_name = "N", hide = true)]
+    pub block_quads: Option<usize>,
+    /// Write a directory of nodes (FORMAT.md §4.3) holding at most N entries
+    /// each, even when a flat INDEX fits (tests and benchmarks).
+    #[arg(long, value_name = "N", hide = true)]
+    pub node_entries: Option<usize>,
 }
 
 impl BuildArgs {
@@ -426,6 +434,7 @@ impl BuildArgs {
             temp_dir: self.temp_dir.clone(),
             metadata: card.metadata(),
             pyramid: !card.no_pyramid,
+            blocks: BlockLayout { block_quads: self.block_quads, node_entries: self.node_entries },
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use oxrdf::Dataset;
 use oxrdfio::{RdfFormat, RdfParser};
-use rete_core::read::{GraphFilter, QuadPattern};
+use rete_core::read::{Directory, GraphFilter, QuadPattern};
 use rete_core::{FormatError, ReadError, Store};
 use rete_publisher::ingest::build::{BuildOptions, build};
 use rete_publisher::ingest::input::Input;
@@ -20,7 +20,7 @@ fn build_file(inputs: &[&Path], dir: &Path, name: &str, memory_bytes: usize) -> 
 fn build_with(inputs: &[&Path], dir: &Path, name: &str, memory_bytes: usize, pyramid: bool) -> anyhow::Result<PathBuf> {
     let output = dir.join(name);
     let inputs = inputs.iter().map(|p| Input::new(p, None)).collect::<anyhow::Result<Vec<_>>>()?;
-    build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid })?;
+    build(&BuildOptions { inputs, output: output.clone(), memory_bytes, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid, blocks: Default::default() })?;
     Ok(output)
 }
 
@@ -233,11 +233,11 @@ fn read_everything(bytes: Vec<u8>) -> Result<usize, ReadError> {
             }
         }
     }
-    for n in 0..store.index().dictionary.len() {
+    for n in 0..store.block_count(Directory::Dictionary) {
         store.block(BlockKey::Dictionary(n))?;
     }
     for permutation in rete_core::Permutation::ALL {
-        for n in 0..store.index().permutations[usize::from(permutation.id())].len() {
+        for n in 0..store.block_count(Directory::Permutation(permutation)) {
             store.block(BlockKey::Permutation(permutation, n))?;
         }
     }
@@ -300,7 +300,7 @@ fn wrong_magic_and_future_version_are_named() {
     let checksum = rete_core::format::header::header_checksum(&unknown_feature[..header_length]);
     unknown_feature[0x44..0x48].copy_from_slice(&checksum.to_le_bytes());
     let error = Store::open(unknown_feature, 1024).err().unwrap();
-    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms); read it with a newer rete");
+    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms, directory); read it with a newer rete");
 }
 
 /// `lines` N-Triples statements, about 80 bytes each; statement `i` is bad when `bad(i)`.
@@ -340,7 +340,7 @@ fn lenient_counts_bad_statements_in_every_chunk() {
     std::fs::write(&input, ntriples(50_000, "\n", |i| i % 997 == 0)).unwrap();
     let output = dir.path().join("bad.rete");
     let inputs = vec![Input::new(&input, None).unwrap()];
-    let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: true, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true }).unwrap();
+    let report = build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: true, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true, blocks: Default::default() }).unwrap();
     let bad = (0..50_000).filter(|i| i % 997 == 0).count() as u64;
     assert_eq!((report.skipped, report.parsed), (bad, 50_000 - bad));
     assert_eq!(read_back(std::fs::read(output).unwrap()).unwrap().len() as u64, 50_000 - bad);
@@ -384,31 +384,17 @@ fn the_same_data_gives_the_same_file_however_its_path_is_spelled() {
 fn block_sizes_keep_index_in_the_first_read_and_patterns_in_3_rounds() {
     use rete_core::read::{BlockCache, RoundOptions, open_in_rounds, run_in_rounds};
     use rete_core::{RangeSource, SectionKind};
-    use std::fmt::Write;
     let dir = tempfile::tempdir().unwrap();
-    // LUBM-like: 36,000 students in 60 departments, 6 quads each.
-    let mut text = String::new();
-    for i in 0..36_000 {
-        let student = format!("<http://www.Department{}.University0.edu/Student{i}>", i % 60);
-        let ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
-        writeln!(text, "{student} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ub}Student> .").unwrap();
-        writeln!(text, "{student} <{ub}name> \"Student{i}\" .").unwrap();
-        writeln!(text, "{student} <{ub}emailAddress> \"Student{i}@Department{}.University0.edu\" .", i % 60).unwrap();
-        writeln!(text, "{student} <{ub}memberOf> <http://www.Department{}.University0.edu> .", i % 60).unwrap();
-        for course in [i % 500, (i * 7 + 3) % 500] {
-            writeln!(text, "{student} <{ub}takesCourse> <http://www.Department{}.University0.edu/Course{course}> .", course % 60).unwrap();
-        }
-    }
     let input = dir.path().join("students.nt");
-    std::fs::write(&input, text).unwrap();
+    std::fs::write(&input, students(36_000)).unwrap();
     let bytes = std::fs::read(build_file(&[&input], dir.path(), "students.rete", 256 << 20).unwrap()).unwrap();
     let store = Store::open(bytes.as_slice(), 1 << 20).unwrap();
     assert!(store.header().quad_count > 200_000);
     let index = store.header().section(SectionKind::Index).unwrap();
     assert!(index.offset + index.length <= 16384, "INDEX ends at {}", index.offset + index.length);
-    assert!(store.index().dictionary.len() <= 256, "{} dictionary blocks", store.index().dictionary.len());
+    assert!(store.block_count(Directory::Dictionary) <= 256, "{} dictionary blocks", store.block_count(Directory::Dictionary));
     for permutation in rete_core::Permutation::ALL {
-        let blocks = store.index().permutations[usize::from(permutation.id())].len();
+        let blocks = store.block_count(Directory::Permutation(permutation));
         assert!((64..=128).contains(&blocks), "{}: {blocks} blocks", permutation.name());
     }
     for text in [
@@ -426,6 +412,91 @@ fn block_sizes_keep_index_in_the_first_read_and_patterns_in_3_rounds() {
         assert_eq!(answer, answer_lines(&store, text).unwrap(), "{text}");
         assert_eq!(opened.rounds, 1, "{text}");
         assert!(opened.rounds + stats.rounds <= 3, "{text}: {} rounds after the open", stats.rounds);
+    }
+}
+
+/// LUBM-like N-Triples: `count` students in 60 departments, 6 quads each.
+fn students(count: usize) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for i in 0..count {
+        let student = format!("<http://www.Department{}.University0.edu/Student{i}>", i % 60);
+        let ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
+        writeln!(text, "{student} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ub}Student> .").unwrap();
+        writeln!(text, "{student} <{ub}name> \"Student{i}\" .").unwrap();
+        writeln!(text, "{student} <{ub}emailAddress> \"Student{i}@Department{}.University0.edu\" .", i % 60).unwrap();
+        writeln!(text, "{student} <{ub}memberOf> <http://www.Department{}.University0.edu> .", i % 60).unwrap();
+        for course in [i % 500, (i * 7 + 3) % 500] {
+            writeln!(text, "{student} <{ub}takesCourse> <http://www.Department{}.University0.edu/Course{course}> .", course % 60).unwrap();
+        }
+    }
+    text
+}
+
+/// Issue 17, FORMAT.md §4.3: a file written with a directory of depth 1
+/// (fixed blocks of 1,024 quads, nodes of at most 32 entries, as the writer
+/// does past 8.4M quads with 16,384 and 512) answers like the flat file, opens
+/// with one read (the roots lie in the first 16 KiB), and reads one pattern,
+/// an ASK or a DESCRIBE within the depth-1 bound: 3 + 2 rounds cold, the open
+/// included (a round for the nodes of the constants, speculated together,
+/// and one for the nodes of the printed terms).
+#[test]
+fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds() {
+    use rete_core::format::header::FEATURE_DIRECTORY;
+    use rete_core::read::{BlockCache, RoundOptions, open_in_rounds, run_in_rounds};
+    use rete_core::{RangeSource, SectionKind};
+    use rete_publisher::ingest::build::BlockLayout;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("students.nt");
+    std::fs::write(&input, students(36_000)).unwrap();
+    let flat = std::fs::read(build_file(&[&input], dir.path(), "flat.rete", 256 << 20).unwrap()).unwrap();
+    let output = dir.path().join("tree.rete");
+    let inputs = vec![Input::new(&input, None).unwrap()];
+    let blocks = BlockLayout { block_quads: Some(1024), node_entries: Some(32) };
+    build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 256 << 20, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true, blocks }).unwrap();
+    let tree = std::fs::read(&output).unwrap();
+
+    let flat_store = Store::open(flat.as_slice(), 1 << 20).unwrap();
+    let store = Store::open(tree.as_slice(), 1 << 20).unwrap();
+    let header = store.header();
+    assert_eq!((header.major_version, header.required_features), (2, FEATURE_DIRECTORY));
+    assert_eq!(flat_store.header().required_features, 0, "the default writer stays flat at this size");
+    assert!(header.section(SectionKind::Directory).is_some());
+    let index = header.section(SectionKind::Index).unwrap();
+    assert!(index.offset + index.length <= 16384, "INDEX ends at {}", index.offset + index.length);
+    let directories = std::iter::once(Directory::Dictionary).chain(rete_core::Permutation::ALL.map(Directory::Permutation));
+    for directory in directories {
+        assert_eq!(store.depth(directory), 1, "{}", directory.name());
+        assert!(store.block_count(directory) > 32, "{}: {} blocks", directory.name(), store.block_count(directory));
+    }
+    assert_eq!(store.block_count(Directory::Permutation(rete_core::Permutation::Spo)), 211);
+
+    let ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
+    let queries = [
+        ("SELECT ?p ?o WHERE { <http://www.Department7.University0.edu/Student12007> ?p ?o }".to_owned(), 5),
+        (format!("SELECT ?s WHERE {{ ?s <{ub}takesCourse> <http://www.Department3.University0.edu/Course123> }}"), 5),
+        (format!("ASK {{ <http://www.Department7.University0.edu/Student12007> <{ub}name> \"Student12007\" }}"), 5),
+        ("DESCRIBE <http://www.Department0.University0.edu/Student30000>".to_owned(), 5),
+        ("ASK { ?s ?p ?o }".to_owned(), 5),
+        (format!("SELECT (COUNT(*) AS ?n) WHERE {{ ?s a <{ub}Student> ; <{ub}memberOf> <http://www.Department59.University0.edu> }}"), 64),
+        (format!("SELECT ?s ?c WHERE {{ ?s <{ub}memberOf> <http://www.Department5.University0.edu> ; <{ub}takesCourse> ?c }} ORDER BY ?s ?c LIMIT 50"), 64),
+        (format!("SELECT ?name WHERE {{ ?s <{ub}name> ?name FILTER(STRSTARTS(?name, \"Student3599\")) }} ORDER BY ?name"), 64),
+    ];
+    for (text, max_rounds) in &queries {
+        let expected = answer_lines(&flat_store, text).unwrap();
+        assert!(!expected.is_empty() && expected != ["false"], "{text}: {expected:?}");
+        assert_eq!(answer_lines(&store, text).unwrap(), expected, "{text}: read whole");
+        let mut rounds = Vec::new();
+        for file in [&flat, &tree] {
+            let fetch = |ranges: &[rete_core::ByteRange]| file.as_slice().read_ranges(ranges);
+            let (cold, opened) = open_in_rounds(fetch, BlockCache::new(64 << 20)).unwrap();
+            let (answer, stats) = run_in_rounds(&cold, &RoundOptions::default(), fetch, |store: &Store<_>| answer_lines(store, text)).unwrap();
+            assert_eq!(answer.unwrap(), expected, "{text}: in rounds");
+            assert_eq!(opened.rounds, 1, "{text}");
+            rounds.push((opened.rounds + stats.rounds, stats.bytes));
+        }
+        println!("{text}: cold rounds and bytes after the open, flat {:?}, depth 1 {:?}", rounds[0], rounds[1]);
+        assert!(rounds[1].0 <= *max_rounds, "{text}: {} rounds, the open included", rounds[1].0);
     }
 }
 

@@ -14,7 +14,7 @@ use std::path::Path;
 
 fn build_file(input: &Path, metadata: Metadata, pyramid: bool) -> anyhow::Result<Vec<u8>> {
     let output = input.with_extension("rete");
-    build(&BuildOptions { inputs: vec![Input::new(input, None)?], output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata, pyramid })?;
+    build(&BuildOptions { inputs: vec![Input::new(input, None)?], output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata, pyramid, blocks: Default::default() })?;
     Ok(std::fs::read(output)?)
 }
 

@@ -243,7 +243,7 @@ fn build_rete(dir: &Path, name: &str, triples: usize, seed: u64, literal_chars: 
     write_nt(&nt, triples, seed, literal_chars);
     let output = dir.join(format!("{name}.rete"));
     let inputs = vec![Input::new(&nt, None).expect("input")];
-    build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true }).expect("build");
+    build(&BuildOptions { inputs, output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid: true, blocks: Default::default() }).expect("build");
     output
 }
 

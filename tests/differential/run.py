@@ -72,7 +72,11 @@ import pyoxigraph as ox
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RETE = ROOT / "target" / "release" / "rete"
-OUT = ROOT / "build" / "differential"
+# Extra `rete build` flags, e.g. RETE_DIFFERENTIAL_BUILD_FLAGS="--block-quads 64 --node-entries 8"
+# runs every check over files with a directory of nodes (FORMAT.md §4.3, issue 17); those files
+# go to a folder of their own.
+BUILD_FLAGS = os.environ.get("RETE_DIFFERENTIAL_BUILD_FLAGS", "").split()
+OUT = ROOT / "build" / "-".join(["differential", *(flag.lstrip("-") for flag in BUILD_FLAGS)])
 QUERIES = Path(__file__).resolve().parent / "queries"
 DATASETS = Path(__file__).resolve().parent / "datasets"
 RDF_SUFFIXES = {".nt", ".nq", ".ttl", ".trig", ".rdf", ".owl"}
@@ -725,7 +729,7 @@ def build_rete(name: str, files: list[Path]) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     target = OUT / f"{name}.rete"
     if not target.exists() or target.stat().st_mtime < max(newest_mtime(files), RETE.stat().st_mtime):
-        run_rete(["build", *map(str, files), "-o", str(target), "--quiet"], timeout=600)
+        run_rete(["build", *map(str, files), "-o", str(target), "--quiet", *BUILD_FLAGS], timeout=600)
     return target
 
 

@@ -262,6 +262,45 @@ pub fn decode_node<H: Head>(raw: &[u8], level: u8, entry: &Entry<H>, section: By
     Ok(body)
 }
 
+/// Builds a directory of the least depth whose root has at most
+/// `root_entries` entries (FORMAT.md §4.3, writer guidance): the level-0
+/// `body` lists the blocks (ranges relative to their section); each level
+/// groups the one below into nodes of at most `node_entries` entries (fewer
+/// when a node would seal past [`MAX_NODE_SEALED_BYTES`]), sealed and
+/// appended to `directory` (ranges relative to the DIRECTORY section).
+/// Returns the root and the number of nodes written. Stops at depth [`MAX_DEPTH`].
+#[cfg(feature = "write")]
+pub fn build_tree<H: Head>(mut body: Body<H>, node_entries: usize, root_entries: usize, directory: &mut Vec<u8>) -> std::io::Result<(Body<H>, usize)> {
+    let mut nodes = 0;
+    let node_entries = node_entries.clamp(2, MAX_NODE_ENTRIES);
+    while body.entries.len() > root_entries.max(1) && body.level < MAX_DEPTH {
+        let mut parents = Vec::new();
+        let mut rest = &body.entries[..];
+        while !rest.is_empty() {
+            let mut take = node_entries.min(rest.len());
+            let sealed = loop {
+                let node = Body { level: body.level, entries: rest[..take].to_vec() };
+                let sealed = super::block::seal(&encode_node(&node, 0))?;
+                if sealed.len() as u64 <= MAX_NODE_SEALED_BYTES || take == 1 {
+                    break sealed;
+                }
+                take /= 2;
+            };
+            let (chunk, after) = rest.split_at(take);
+            rest = after;
+            let range = ByteRange { offset: directory.len() as u64, length: sealed.len() as u64 };
+            directory.extend_from_slice(&sealed);
+            nodes += 1;
+            let first = &chunk[0];
+            let item_count = chunk.iter().map(|e| e.item_count).sum();
+            let block_count = chunk.iter().map(|e| e.block_count).sum();
+            parents.push(Entry { range, first_item: first.first_item, item_count, first_block: first.first_block, block_count, head: first.head.clone() });
+        }
+        body = Body { level: body.level + 1, entries: parents };
+    }
+    Ok((body, nodes))
+}
+
 #[cfg(all(test, feature = "write"))]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -35,7 +35,7 @@ pub const FEATURE_TRIPLE_TERMS: u64 = 1 << 0;
 /// of directory nodes in a DIRECTORY section.
 pub const FEATURE_DIRECTORY: u64 = 1 << 1;
 /// The required features this build reads, with their names.
-const KNOWN_FEATURES: [(u64, &str); 1] = [(FEATURE_TRIPLE_TERMS, "triple-terms")];
+const KNOWN_FEATURES: [(u64, &str); 2] = [(FEATURE_TRIPLE_TERMS, "triple-terms"), (FEATURE_DIRECTORY, "directory")];
 
 /// Section kinds (FORMAT.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

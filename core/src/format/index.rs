@@ -1,10 +1,12 @@
 //! The INDEX section (FORMAT.md §4): where every block is and what it starts
 //! with. With it in memory a reader plans any lookup without further reads.
 
-use super::permutation::{Key, Permutation};
 use super::MAX_INDEX_RAW_BYTES;
+use super::directory::{Body, Entry, Layout, MAX_DEPTH, Place};
+use super::permutation::{Key, Permutation};
 use super::varint::{self, Cursor};
 use crate::{ByteRange, FormatError, TermId};
+use std::sync::Arc;
 
 /// A dictionary block's place and first term.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,33 +41,76 @@ pub struct GraphEntry {
     pub quad_count: u64,
 }
 
-/// The decoded INDEX.
+/// The decoded INDEX: the root of each of the seven directories, and the
+/// graph list. In a flat file (FORMAT.md §4.1) each root is a body of level
+/// 0 listing every block; with required feature bit 1 (§4.3) a root may be
+/// of a higher level, its children nodes of the DIRECTORY section.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Index {
-    /// Dictionary blocks in id order.
-    pub dictionary: Vec<DictionaryEntry>,
+    /// The dictionary's directory.
+    pub dictionary: Arc<Body<Vec<u8>>>,
     /// Named graphs in id order.
     pub graphs: Vec<GraphEntry>,
-    /// Blocks of each permutation, indexed by [`Permutation::id`].
-    pub permutations: [Vec<PermutationEntry>; 6],
+    /// Each permutation's directory, indexed by [`Permutation::id`].
+    pub permutations: [Arc<Body<Key>>; 6],
+}
+
+/// Where the sections a directory points into are (absolute ranges), and
+/// whether the file has a DIRECTORY section (required feature bit 1).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sections {
+    /// The DICTIONARY section.
+    pub dictionary: ByteRange,
+    /// The PERMUTATION sections.
+    pub permutations: [ByteRange; 6],
+    /// The DIRECTORY section, in a file with bit 1.
+    pub directory: Option<ByteRange>,
+}
+
+impl Sections {
+    fn layout(&self) -> Layout {
+        if self.directory.is_some() { Layout::Tree } else { Layout::Flat }
+    }
 }
 
 impl Index {
-    /// Encodes INDEX (decompressed). Block ranges are not stored: only
-    /// lengths, since blocks of a section are contiguous.
+    /// A flat INDEX (FORMAT.md §4.1) listing these blocks.
+    pub fn flat(dictionary: Vec<DictionaryEntry>, graphs: Vec<GraphEntry>, permutations: [Vec<PermutationEntry>; 6]) -> Self {
+        let dictionary = dictionary
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| Entry { range: e.range, first_item: e.first_id, item_count: e.term_count, first_block: i, block_count: 1, head: e.head })
+            .collect();
+        let mut first_quad = [0u64; 6];
+        let permutations = std::array::from_fn(|p| {
+            let entries = permutations[p]
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let first_item = first_quad[p];
+                    // Given counts are the writer's; decoding checks them for overflow.
+                    first_quad[p] = first_quad[p].wrapping_add(e.quad_count);
+                    Entry { range: e.range, first_item, item_count: e.quad_count, first_block: i, block_count: 1, head: e.first_key }
+                })
+                .collect();
+            Arc::new(Body { level: 0, entries })
+        });
+        Self { dictionary: Arc::new(Body { level: 0, entries: dictionary }), graphs, permutations }
+    }
+
+    /// Encodes INDEX (decompressed): flat (§4.1) when `sections` has no
+    /// DIRECTORY, else each directory's depth and root body (§4.3). Block
+    /// ranges are not stored, only lengths, and the offset of a root's first
+    /// child relative to `sections`.
     #[cfg(feature = "write")]
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self, sections: &Sections) -> Vec<u8> {
+        let layout = sections.layout();
+        let base = |body_level: u8, blocks: ByteRange| if body_level == 0 { blocks.offset } else { sections.directory.map_or(0, |d| d.offset) };
         let mut out = Vec::new();
-        varint::put(&mut out, self.dictionary.len() as u64);
-        let mut previous_head: &[u8] = &[];
-        for entry in &self.dictionary {
-            let shared = previous_head.iter().zip(&entry.head).take_while(|(a, b)| a == b).count();
-            for value in [entry.range.length, entry.term_count, shared as u64, (entry.head.len() - shared) as u64] {
-                varint::put(&mut out, value);
-            }
-            out.extend_from_slice(&entry.head[shared..]);
-            previous_head = &entry.head;
+        if layout == Layout::Tree {
+            varint::put(&mut out, u64::from(self.dictionary.level));
         }
+        self.dictionary.encode(base(self.dictionary.level, sections.dictionary), layout, &mut out);
         varint::put(&mut out, self.graphs.len() as u64);
         let mut previous_id = 0;
         for graph in &self.graphs {
@@ -73,163 +118,103 @@ impl Index {
             varint::put(&mut out, graph.quad_count);
             previous_id = graph.id;
         }
-        for blocks in &self.permutations {
-            varint::put(&mut out, blocks.len() as u64);
-            let mut previous_a = 0;
-            for block in blocks {
-                let [a, b, c, g] = block.first_key;
-                for value in [block.range.length, block.quad_count, a - previous_a, b, c, g] {
-                    varint::put(&mut out, value);
-                }
-                previous_a = a;
+        for (p, body) in self.permutations.iter().enumerate() {
+            if layout == Layout::Tree {
+                varint::put(&mut out, u64::from(body.level));
             }
+            body.encode(base(body.level, sections.permutations[p]), layout, &mut out);
         }
         out
     }
 
-    /// Decodes INDEX given the sections its blocks live in.
-    pub fn decode(raw: &[u8], dictionary_section: ByteRange, permutation_sections: [ByteRange; 6], index_offset: u64) -> Result<Self, FormatError> {
+    /// Decodes INDEX given the sections its directories point into.
+    pub fn decode(raw: &[u8], sections: &Sections, index_offset: u64) -> Result<Self, FormatError> {
         let corrupt = |reason: String| FormatError::corrupt("INDEX", index_offset, reason);
         let cursor_error = |e: varint::CursorError| corrupt(format!("{} at byte {} of the decompressed index", e.reason, e.position));
+        let layout = sections.layout();
         let mut cursor = Cursor::new(raw);
-
-        let count = cursor.count(4).map_err(cursor_error)?;
-        let mut dictionary = Vec::with_capacity(count);
-        let mut blocks = BlockLayout::new(dictionary_section);
-        let mut next_id: TermId = 1;
-        let mut previous_head: Vec<u8> = Vec::new();
+        // Heads are kept whole: bounded in all like the decompressed INDEX,
+        // since each may share all of the last and so cost a few bytes here.
         let mut head_bytes = 0u64;
-        for i in 0..count {
-            let length = cursor.varint().map_err(cursor_error)?;
-            let term_count = cursor.varint().map_err(cursor_error)?;
-            let shared = cursor.varint().map_err(cursor_error)?;
-            let suffix_length = cursor.varint().map_err(cursor_error)?;
-            let suffix = cursor.bytes(suffix_length).map_err(cursor_error)?;
-            if shared > previous_head.len() as u64 || term_count == 0 {
-                return Err(corrupt(format!("dictionary block {i} has an invalid head or no terms")));
+        let read_root = |cursor: &mut Cursor<'_>, blocks: ByteRange, first_item: u64, name: &str| -> Result<(u8, Place), FormatError> {
+            let level = match layout {
+                Layout::Flat => 0,
+                Layout::Tree => cursor.varint().map_err(cursor_error)?,
+            };
+            if level > u64::from(MAX_DEPTH) {
+                return Err(corrupt(format!("{name} directory has depth {level}, more than {MAX_DEPTH}")));
             }
-            // Heads are kept whole: bounded in all like the decompressed INDEX,
-            // since each may share all of the last and so cost a few bytes here.
-            head_bytes += shared + suffix_length;
-            if head_bytes > MAX_INDEX_RAW_BYTES {
-                return Err(corrupt(format!("dictionary heads take more than {MAX_INDEX_RAW_BYTES} bytes")));
-            }
-            let mut head = previous_head[..shared as usize].to_vec();
-            head.extend_from_slice(suffix);
-            if i > 0 && head <= previous_head {
-                return Err(corrupt(format!("dictionary block {i} head is out of order")));
-            }
-            let range = blocks.next(length).ok_or_else(|| corrupt(format!("dictionary block {i} runs past its section")))?;
-            dictionary.push(DictionaryEntry { range, first_id: next_id, term_count, head: head.clone() });
-            next_id = next_id.checked_add(term_count).ok_or_else(|| corrupt("term count overflows".into()))?;
-            previous_head = head;
-        }
-        blocks.finish().map_err(|reason| corrupt(format!("dictionary {reason}")))?;
+            let section = if level == 0 { blocks } else { sections.directory.unwrap_or(blocks) };
+            Ok((level as u8, Place { section, first_item, first_block: 0 }))
+        };
+        let (level, place) = read_root(&mut cursor, sections.dictionary, 1, "dictionary")?;
+        let dictionary = Body::<Vec<u8>>::decode(&mut cursor, level, place, layout, usize::MAX, &mut head_bytes, MAX_INDEX_RAW_BYTES)
+            .map_err(|reason| corrupt(format!("dictionary directory: {reason}")))?;
+        check_tiles(&dictionary, sections.dictionary).map_err(|reason| corrupt(format!("dictionary directory: {reason}")))?;
+        let term_end = dictionary.entries.last().map_or(1, Entry::item_end);
 
         let count = cursor.count(2).map_err(cursor_error)?;
         let mut graphs = Vec::with_capacity(count);
         let mut previous_id = 0u64;
         for i in 0..count {
             let delta = cursor.varint().map_err(cursor_error)?;
-            let id = previous_id.checked_add(delta).filter(|&id| id > previous_id && id < next_id);
+            let id = previous_id.checked_add(delta).filter(|&id| id > previous_id && id < term_end);
             let id = id.ok_or_else(|| corrupt(format!("graph {i} has an invalid id")))?;
             graphs.push(GraphEntry { id, quad_count: cursor.varint().map_err(cursor_error)? });
             previous_id = id;
         }
 
-        let mut permutations: [Vec<PermutationEntry>; 6] = Default::default();
-        for (p, section) in permutation_sections.into_iter().enumerate() {
-            let count = cursor.count(6).map_err(cursor_error)?;
-            let mut blocks = BlockLayout::new(section);
-            let mut previous_a = 0u64;
-            let entries = &mut permutations[p];
-            entries.reserve(count);
-            for i in 0..count {
-                let mut values = [0u64; 6];
-                for value in values.iter_mut() {
-                    *value = cursor.varint().map_err(cursor_error)?;
-                }
-                let [length, quad_count, a_delta, b, c, g] = values;
-                let name = Permutation::from_id(p as u8).map_or("?", Permutation::name);
-                let a = previous_a.checked_add(a_delta).ok_or_else(|| corrupt(format!("{name} block {i} key overflows")))?;
-                let first_key = [a, b, c, g];
-                if entries.last().is_some_and(|last: &PermutationEntry| last.first_key >= first_key) || quad_count == 0 {
-                    return Err(corrupt(format!("{name} block {i} is out of order or empty")));
-                }
-                let range = blocks.next(length).ok_or_else(|| corrupt(format!("{name} block {i} runs past its section")))?;
-                entries.push(PermutationEntry { range, quad_count, first_key });
-                previous_a = a;
-            }
-            blocks.finish().map_err(|reason| corrupt(format!("permutation {p} {reason}")))?;
+        let mut permutations: [Arc<Body<Key>>; 6] = Default::default();
+        for (p, slot) in permutations.iter_mut().enumerate() {
+            let name = Permutation::from_id(p as u8).map_or("?", Permutation::name);
+            let (level, place) = read_root(&mut cursor, sections.permutations[p], 0, name)?;
+            let body = Body::<Key>::decode(&mut cursor, level, place, layout, usize::MAX, &mut head_bytes, MAX_INDEX_RAW_BYTES)
+                .map_err(|reason| corrupt(format!("{name} directory: {reason}")))?;
+            check_tiles(&body, sections.permutations[p]).map_err(|reason| corrupt(format!("{name} directory: {reason}")))?;
+            *slot = Arc::new(body);
         }
         if !cursor.is_empty() {
             return Err(corrupt("trailing bytes".into()));
         }
-        Ok(Self { dictionary, graphs, permutations })
-    }
-
-    /// The dictionary block that would hold an encoded term (last head ≤ term).
-    pub fn dictionary_block_for_term(&self, term: &[u8]) -> Option<usize> {
-        self.dictionary.partition_point(|entry| entry.head.as_slice() <= term).checked_sub(1)
-    }
-
-    /// The dictionary block holding an id.
-    pub fn dictionary_block_for_id(&self, id: TermId) -> Option<usize> {
-        let block = self.dictionary.partition_point(|entry| entry.first_id <= id).checked_sub(1)?;
-        let entry = &self.dictionary[block];
-        (id - entry.first_id < entry.term_count).then_some(block)
-    }
-
-    /// Indexes of the blocks of `permutation` that may hold keys starting with `prefix`.
-    pub fn blocks_for_prefix(&self, permutation: Permutation, prefix: &[TermId]) -> std::ops::Range<usize> {
-        let blocks = &self.permutations[usize::from(permutation.id())];
-        let mut low: Key = [0; 4];
-        let mut high: Key = [TermId::MAX; 4];
-        low[..prefix.len()].copy_from_slice(prefix);
-        high[..prefix.len()].copy_from_slice(prefix);
-        let first = blocks.partition_point(|b| b.first_key <= low).saturating_sub(1);
-        let last = blocks.partition_point(|b| b.first_key <= high);
-        first..last.max(first)
+        Ok(Self { dictionary: Arc::new(dictionary), graphs, permutations })
     }
 }
 
-impl Index {
-    /// Indexes of the blocks of `permutation` whose keys may start with a
-    /// first component in `first` (speculative reads for a term whose exact id
-    /// is not known yet, only the id range of its dictionary block).
-    pub fn blocks_for_first_range(&self, permutation: Permutation, first: std::ops::Range<TermId>) -> std::ops::Range<usize> {
-        let blocks = &self.permutations[usize::from(permutation.id())];
-        if first.is_empty() {
-            return 0..0;
-        }
-        let low: Key = [first.start, 0, 0, 0];
-        let high: Key = [first.end - 1, TermId::MAX, TermId::MAX, TermId::MAX];
-        let start = blocks.partition_point(|b| b.first_key <= low).saturating_sub(1);
-        let end = blocks.partition_point(|b| b.first_key <= high);
-        start..end.max(start)
+/// A root of level 0 lists blocks, which must tile their section exactly
+/// (the flat decoder checks it as it goes; a §4.3 root places its first block
+/// with `first_child_offset`).
+fn check_tiles<H>(body: &Body<H>, section: ByteRange) -> Result<(), String> {
+    if body.level > 0 {
+        return Ok(());
     }
+    let start = body.entries.first().map_or(section.offset, |e| e.range.offset);
+    let end = body.entries.last().map_or(section.offset, |e| e.range.end());
+    if start != section.offset || end != section.end() {
+        return Err(format!("blocks cover bytes {start}..{end} of the section's {}..{}", section.offset, section.end()));
+    }
+    Ok(())
 }
 
-impl Index {
-    /// Indexes of the blocks of `permutation` that may hold a key whose
-    /// leading components fall in `bounds`, one id range per component in the
-    /// permutation's order. A term whose id is not known yet is bounded by the
-    /// id range of its dictionary block, a known one by `id..id + 1`: this is
-    /// what a pattern would read, planned before its terms' ids arrive.
-    pub fn blocks_for_bounds(&self, permutation: Permutation, bounds: &[std::ops::Range<TermId>]) -> Vec<usize> {
-        let blocks = &self.permutations[usize::from(permutation.id())];
-        let Some(first) = bounds.first() else { return (0..blocks.len()).collect() };
-        if bounds.len() > 4 || bounds.iter().any(|b| b.is_empty()) {
-            return Vec::new();
-        }
-        self.blocks_for_first_range(permutation, first.clone())
-            .filter(|&i| {
-                // Block i holds keys from its first key up to (excluding) the next block's.
-                let high = blocks.get(i + 1).map(|next| &next.first_key[..]);
-                may_hold(Some(&blocks[i].first_key[..]), high, bounds)
-            })
-            .collect()
+/// Positions of the entries of a body of a permutation's directory that may
+/// hold a key whose leading components fall in `bounds`, one id range per
+/// component in the permutation's order; `high` is the first key after the
+/// body (`None`: unbounded). Entry i holds keys from its head up to
+/// (excluding) the next entry's.
+pub fn entries_for_bounds(entries: &[Entry<Key>], high: Option<&Key>, bounds: &[std::ops::Range<TermId>]) -> Vec<usize> {
+    let Some(first) = bounds.first() else { return (0..entries.len()).collect() };
+    if bounds.len() > 4 || bounds.iter().any(|b| b.is_empty()) {
+        return Vec::new();
     }
+    let low: Key = [first.start, 0, 0, 0];
+    let last: Key = [first.end - 1, TermId::MAX, TermId::MAX, TermId::MAX];
+    let start = entries.partition_point(|e| e.head <= low).saturating_sub(1);
+    let end = entries.partition_point(|e| e.head <= last);
+    (start..end.max(start))
+        .filter(|&i| {
+            let next = entries.get(i + 1).map(|e| &e.head).or(high);
+            may_hold(Some(&entries[i].head[..]), next.map(|k| &k[..]), bounds)
+        })
+        .collect()
 }
 
 /// Whether some key `k` with `low ≤ k < high` (lexicographic; `None` is
@@ -265,58 +250,34 @@ fn may_hold(low: Option<&[TermId]>, high: Option<&[TermId]>, bounds: &[std::ops:
     high_first.is_some_and(|h| bound.contains(&h) && low_first != Some(h)) && may_hold(None, high.map(|x| &x[1..]), rest)
 }
 
-/// Walks contiguous blocks of a section, checking they stay inside it.
-struct BlockLayout {
-    section: ByteRange,
-    used: u64,
-}
-
-impl BlockLayout {
-    fn new(section: ByteRange) -> Self {
-        Self { section, used: 0 }
-    }
-
-    fn next(&mut self, length: u64) -> Option<ByteRange> {
-        let end = self.used.checked_add(length).filter(|&end| end <= self.section.length)?;
-        let range = ByteRange { offset: self.section.offset + self.used, length };
-        self.used = end;
-        Some(range)
-    }
-
-    fn finish(self) -> Result<(), String> {
-        if self.used == self.section.length {
-            Ok(())
-        } else {
-            Err(format!("blocks cover {} of the section's {} bytes", self.used, self.section.length))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn index(first_keys: &[Key]) -> Index {
-        let mut index = Index::default();
+    fn entries(first_keys: &[Key]) -> Vec<Entry<Key>> {
         let entries = first_keys.iter().map(|&first_key| PermutationEntry { range: ByteRange { offset: 0, length: 1 }, quad_count: 1, first_key }).collect();
-        index.permutations[usize::from(Permutation::Pos.id())] = entries;
-        index
+        let mut permutations: [Vec<PermutationEntry>; 6] = Default::default();
+        permutations[0] = entries;
+        Index::flat(Vec::new(), Vec::new(), permutations).permutations[0].entries.clone()
     }
 
     #[test]
     #[allow(clippy::single_range_in_vec_init)]
-    fn blocks_for_bounds_narrows_by_every_component() {
+    fn entries_for_bounds_narrows_by_every_component() {
         // POS blocks: predicate 10 spans blocks 0–2 (objects 1…, 50…, 90…), predicate 11 block 3, 12 block 4.
-        let index = index(&[[10, 1, 0, 0], [10, 50, 0, 0], [10, 90, 0, 0], [11, 1, 0, 0], [12, 5, 0, 0]]);
-        let pos = Permutation::Pos;
-        assert_eq!(index.blocks_for_bounds(pos, &[10..11, 60..70]), [1]);
-        assert_eq!(index.blocks_for_bounds(pos, &[10..11, 50..51]), [1], "every (10, 50, …) key is at or after block 1's first key");
-        assert_eq!(index.blocks_for_bounds(pos, &[10..13, 95..96]), [2, 3, 4]);
-        assert_eq!(index.blocks_for_bounds(pos, &[11..12]), [2, 3], "block 2 may end with predicate 11");
-        assert_eq!(index.blocks_for_bounds(pos, &[10..12, 2..3]), [0, 3], "block 2 holds (10, ≥90) and (11, 0) at most");
-        assert_eq!(index.blocks_for_bounds(pos, &[13..20]), [4]);
-        assert_eq!(index.blocks_for_bounds(pos, &[1..5]), Vec::<usize>::new());
-        assert_eq!(index.blocks_for_bounds(pos, &[]).len(), 5);
+        let blocks = entries(&[[10, 1, 0, 0], [10, 50, 0, 0], [10, 90, 0, 0], [11, 1, 0, 0], [12, 5, 0, 0]]);
+        let select = |bounds: &[std::ops::Range<TermId>]| entries_for_bounds(&blocks, None, bounds);
+        assert_eq!(select(&[10..11, 60..70]), [1]);
+        assert_eq!(select(&[10..11, 50..51]), [1], "every (10, 50, …) key is at or after block 1's first key");
+        assert_eq!(select(&[10..13, 95..96]), [2, 3, 4]);
+        assert_eq!(select(&[11..12]), [2, 3], "block 2 may end with predicate 11");
+        assert_eq!(select(&[10..12, 2..3]), [0, 3], "block 2 holds (10, ≥90) and (11, 0) at most");
+        assert_eq!(select(&[13..20]), [4]);
+        assert_eq!(select(&[1..5]), Vec::<usize>::new());
+        assert_eq!(select(&[]).len(), 5);
+        // A node's last entry ends where its parent's next entry starts.
+        assert_eq!(entries_for_bounds(&blocks[..4], Some(&[12, 0, 0, 0]), &[12..13]), Vec::<usize>::new(), "keys below (12, 0, 0, 0)");
+        assert_eq!(entries_for_bounds(&blocks[..4], Some(&[12, 5, 0, 0]), &[12..13]), [3]);
     }
 
     /// Term ids, term counts and quad counts beyond 2^32 (issue 17: a
@@ -349,16 +310,14 @@ mod tests {
                 PermutationEntry { range: ranges[1], quad_count: BIG + 3, first_key: [4 * BIG, 1, 5 * BIG, 3 * BIG + 9] },
             ]
         });
-        let index = Index { dictionary, graphs, permutations };
-        let dictionary_section = ByteRange { offset: 1_000, length: 60 };
-        let decoded = Index::decode(&index.encode(), dictionary_section, sections, 96).unwrap();
+        let index = Index::flat(dictionary, graphs, permutations);
+        let sections = Sections { dictionary: ByteRange { offset: 1_000, length: 60 }, permutations: sections, directory: None };
+        let decoded = Index::decode(&index.encode(&sections), &sections, 96).unwrap();
         assert_eq!(decoded, index);
-        assert_eq!(decoded.dictionary[2].first_id, 3 * BIG + 9);
-        assert_eq!(decoded.dictionary_block_for_id(3 * BIG + 8), Some(1));
-        assert_eq!(decoded.dictionary_block_for_id(4 * BIG + 8), Some(2));
-        assert_eq!(decoded.dictionary_block_for_id(4 * BIG + 9), None);
-        assert_eq!(decoded.blocks_for_prefix(Permutation::Pos, &[4 * BIG + 1]), 1..2);
-        assert_eq!(decoded.blocks_for_prefix(Permutation::Pos, &[1, BIG + 2]), 0..1);
+        assert_eq!(decoded.dictionary.entries[2].first_item, 3 * BIG + 9);
+        assert_eq!(decoded.permutations[3].entries[1].first_item, 2 * BIG);
+        let tree = Sections { directory: Some(ByteRange { offset: 500, length: 0 }), ..sections };
+        assert_eq!(Index::decode(&index.encode(&tree), &tree, 96).unwrap(), index, "depth 0 in a file with a directory");
     }
 
     /// Found reading the decoder for issue 18: each dictionary head sharing
@@ -375,8 +334,7 @@ mod tests {
             }
             raw.push(b'a');
         }
-        let section = ByteRange { offset: 0, length: 0 };
-        let error = Index::decode(&raw, section, [section; 6], 96).unwrap_err();
-        assert_eq!(error.to_string(), "corrupt INDEX at byte 96: dictionary heads take more than 67108864 bytes");
+        let error = Index::decode(&raw, &Sections::default(), 96).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt INDEX at byte 96: dictionary directory: heads take more than 67108864 bytes");
     }
 }

@@ -43,12 +43,31 @@ pub fn layout(
     members: Option<SectionSummary>,
     search: Option<[SectionSummary; 2]>,
 ) -> Header {
+    layout_with_directory(counts, index, card, axioms, summary, None, dictionary, permutations, members, search)
+}
+
+/// [`layout`] with a DIRECTORY section (FORMAT.md §4.3) between SUMMARY and
+/// DICTIONARY, and required feature bit 1 when there is one.
+#[allow(clippy::too_many_arguments)]
+pub fn layout_with_directory(
+    counts: Counts,
+    index: SectionSummary,
+    card: SectionSummary,
+    axioms: [Option<SectionSummary>; 2],
+    summary: Option<SectionSummary>,
+    directory: Option<SectionSummary>,
+    dictionary: SectionSummary,
+    permutations: [SectionSummary; 6],
+    members: Option<SectionSummary>,
+    search: Option<[SectionSummary; 2]>,
+) -> Header {
     let mut kinds = vec![(SectionKind::Index, index), (SectionKind::Card, card)];
     kinds.extend(search.map(|[root, _]| (SectionKind::Search, root)));
     let [class_axioms, property_axioms] = axioms;
     kinds.extend(class_axioms.map(|s| (SectionKind::ClassAxioms, s)));
     kinds.extend(property_axioms.map(|s| (SectionKind::PropertyAxioms, s)));
     kinds.extend(summary.map(|s| (SectionKind::Summary, s)));
+    kinds.extend(directory.map(|s| (SectionKind::Directory, s)));
     kinds.push((SectionKind::Dictionary, dictionary));
     kinds.extend(permutations.into_iter().enumerate().map(|(p, s)| (SectionKind::Permutation(p as u8), s)));
     kinds.extend(members.map(|s| (SectionKind::Members, s)));
@@ -63,7 +82,7 @@ pub fn layout(
             section
         })
         .collect();
-    Header {
+    let mut header = Header {
         major_version: MAJOR_VERSION,
         minor_version: MINOR_VERSION,
         header_length,
@@ -75,7 +94,11 @@ pub fn layout(
         flags: 0,
         required_features: 0,
         sections,
+    };
+    if directory.is_some() {
+        header.require(super::header::FEATURE_DIRECTORY);
     }
+    header
 }
 
 /// Streams a whole file through XXH3-128 with the content hash and header

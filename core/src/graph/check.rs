@@ -18,7 +18,7 @@
 
 use super::{Machine, collect_or_missing, term_ids, terms_of};
 use crate::format::axioms::{self, SchemaAxioms};
-use crate::read::{Block, BlockKey, GraphFilter, QuadPattern};
+use crate::read::{Block, BlockKey, Directory, GraphFilter, QuadPattern};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId};
 use oxrdf::{NamedNode, Term};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -639,9 +639,14 @@ fn read_schema<S: RangeSource>(store: &Store<S>) -> Result<Option<(SchemaAxioms<
 /// the dictionary block where blank nodes and literals begin.
 fn first_non_iri_id<S: RangeSource>(store: &Store<S>) -> Result<Option<TermId>, ReadError> {
     const AFTER_IRIS: &[u8] = &[0x02];
-    let Some((number, ids)) = store.dictionary_block_for_term(AFTER_IRIS) else { return Ok(Some(1)) };
-    match store.block(BlockKey::Dictionary(number)) {
-        Ok(Block::Dictionary(terms)) => Ok(Some(ids.start + terms.lower_bound(AFTER_IRIS) as u64)),
+    let located = match store.dictionary_for_term(AFTER_IRIS) {
+        Ok(Some(located)) => located,
+        Ok(None) => return Ok(Some(1)),
+        Err(ReadError::Missing(_)) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    match store.block(BlockKey::Dictionary(located.number)) {
+        Ok(Block::Dictionary(terms)) => Ok(Some(located.first_item + terms.lower_bound(AFTER_IRIS) as u64)),
         Ok(_) => Err(ReadError::Source("cache returned the wrong block kind".into())),
         Err(ReadError::Missing(_)) => Ok(None),
         Err(error) => Err(error),
@@ -665,7 +670,7 @@ const SCAN_MAX_BYTES: u64 = 8 << 20;
 
 impl WholeScan {
     fn step<S: RangeSource>(&mut self, store: &Store<S>, feeds: &Feeds) -> Result<Option<Facts<TermId>>, ReadError> {
-        let blocks = store.index().permutations[usize::from(Permutation::Spo.id())].len();
+        let blocks = store.block_count(Directory::Permutation(Permutation::Spo));
         while self.next_block < blocks {
             let key = BlockKey::Permutation(Permutation::Spo, self.next_block);
             if !store.has_block(key) {

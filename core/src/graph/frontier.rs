@@ -142,13 +142,20 @@ pub(crate) fn read_level<S: RangeSource>(store: &Store<S>, edges: &Edges, fronti
     let scans = edges.scans();
     // (scan, block, frontier position) for every block a node's rows may lie in.
     let mut wanted: Vec<(usize, usize, u32)> = Vec::new();
+    // Planning may need directory nodes (FORMAT.md §4.3): every one is asked for in one round.
+    let mut missing = false;
     for (s, scan) in scans.iter().enumerate() {
         for (i, &node) in frontier.iter().enumerate() {
             let (prefix, bound) = scan.prefix(node);
-            for block in store.index().blocks_for_prefix(scan.permutation, &prefix[..bound]) {
-                wanted.push((s, block, i as u32));
+            match store.blocks_for_prefix(scan.permutation, &prefix[..bound]) {
+                Ok(blocks) => wanted.extend(blocks.map(|block| (s, block, i as u32))),
+                Err(ReadError::Missing(_)) => missing = true,
+                Err(error) => return Err(error),
             }
         }
+    }
+    if missing {
+        return Ok(None);
     }
     wanted.sort_unstable();
     let mut blocks: Vec<(usize, usize)> = wanted.iter().map(|&(s, b, _)| (s, b)).collect();

@@ -171,6 +171,8 @@ pub(crate) fn heap_bytes(block: &Block) -> usize {
         Block::Permutation(keys) => keys.heap_bytes() + 64,
         Block::SearchRoot(root) => root.blocks.iter().map(|b| b.head.capacity() + std::mem::size_of_val(b)).sum::<usize>() + 64,
         Block::Search(block) => block.heap_bytes() + 64,
+        Block::DictionaryNode(body) => body.entries.iter().map(|e| e.head.capacity()).sum::<usize>() + std::mem::size_of_val(&body.entries[..]) + 64,
+        Block::PermutationNode(body) => std::mem::size_of_val(&body.entries[..]) + 64,
     }
 }
 

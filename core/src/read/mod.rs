@@ -13,26 +13,29 @@ mod keys;
 mod pattern;
 mod rounds;
 mod terms;
+mod tree;
 
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern, QuadRanges};
 pub use keys::{PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
+pub use tree::{Directory, Located};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 
 use crate::format::axioms::{self, SchemaAxioms};
 use crate::format::block;
 use crate::format::card::Card;
-use crate::format::header::{Header, Section, SectionKind};
+use crate::format::header::{FEATURE_DIRECTORY, Header, Section, SectionKind};
 use crate::format::summary::{self, MAX_SUMMARY_BYTES, MemberPages, Summary};
-use crate::format::index::Index;
-use crate::format::permutation::Permutation;
+use crate::format::directory::{self, Body, MAX_NODE_SEALED_BYTES};
+use crate::format::index::{Index, Sections};
+use crate::format::permutation::{Key, Permutation};
 use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SEARCH_VERSION, SearchRoot};
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -45,7 +48,7 @@ pub const SPECULATE_MAX_BLOCKS: usize = 64;
 pub const SPECULATE_MAX_BYTES: u64 = 1 << 20;
 
 /// An absolute byte range of the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ByteRange {
     /// First byte.
     pub offset: u64,
@@ -100,6 +103,9 @@ pub enum BlockKey {
     SearchRoot,
     /// Posting block number of the search index (FORMAT.md §12.3).
     Search(usize),
+    /// A directory node (FORMAT.md §4.3): its directory, its level, and the
+    /// number of the first block under it.
+    Node(Directory, u8, usize),
 }
 
 /// A decoded block.
@@ -113,12 +119,16 @@ pub enum Block {
     SearchRoot(Arc<SearchRoot>),
     /// Keys and postings of a search block.
     Search(Arc<PostingBlock>),
+    /// A node of the dictionary's directory.
+    DictionaryNode(Arc<Body<Vec<u8>>>),
+    /// A node of a permutation's directory.
+    PermutationNode(Arc<Body<Key>>),
 }
 
 /// The dictionary block a run of [`Store::term_in`] read last, and where.
 #[derive(Debug, Default)]
 pub struct TermReader {
-    block: Option<(usize, Arc<DictionaryTerms>)>,
+    block: Option<(Located, Arc<DictionaryTerms>)>,
     cursor: TermCursor,
 }
 
@@ -144,6 +154,10 @@ pub struct Store<S> {
     held: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
     /// The search index's root once read: it places the posting blocks.
     search_root: RefCell<Option<Arc<SearchRoot>>>,
+    /// Directory nodes, and blocks of directories with nodes, asked for, with
+    /// their entries: where they are and what they must hold when fed
+    /// (FORMAT.md §4.3), whether or not the node listing them is still cached.
+    places: RefCell<BTreeMap<BlockKey, tree::Place>>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -202,6 +216,7 @@ impl<S: RangeSource> Store<S> {
             misses: Cell::new(0),
             held: RefCell::default(),
             search_root: RefCell::default(),
+            places: RefCell::default(),
         }
     }
 
@@ -346,9 +361,9 @@ impl<S: RangeSource> Store<S> {
 
     /// The id of an encoded term (FORMAT.md §5.2, string → id).
     pub fn encoded_term_id(&self, encoded: &[u8]) -> Result<Option<TermId>, ReadError> {
-        let Some(number) = self.index.dictionary_block_for_term(encoded) else { return Ok(None) };
-        let block = self.dictionary_block(number)?;
-        Ok(block.find(encoded).map(|position| self.index.dictionary[number].first_id + position as u64))
+        let Some(located) = self.dictionary_for_term(encoded)? else { return Ok(None) };
+        let block = self.dictionary_block(located.number)?;
+        Ok(block.find(encoded).map(|position| located.first_item + position as u64))
     }
 
     /// The term of an id.
@@ -360,26 +375,19 @@ impl<S: RangeSource> Store<S> {
     /// last need no cache lookup, and ids in order step on from the last
     /// one ([`DictionaryTerms::get_at`]).
     pub fn term_in(&self, id: TermId, reader: &mut TermReader) -> Result<Term, ReadError> {
-        let holds = |number: usize| {
-            let entry = &self.index.dictionary[number];
-            id >= entry.first_id && id - entry.first_id < entry.term_count
-        };
-        let (number, block) = match reader.block.take() {
-            Some((number, block)) if holds(number) => (number, block),
+        let (located, block) = match reader.block.take() {
+            Some((located, block)) if located.items().contains(&id) => (located, block),
             _ => {
-                let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
-                    FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
-                })?;
+                let located = self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?;
                 reader.cursor.forget();
-                (number, self.dictionary_block(number)?)
+                (located, self.dictionary_block(located.number)?)
             }
         };
-        let entry = &self.index.dictionary[number];
-        let term = match block.get_at((id - entry.first_id) as usize, &mut reader.cursor) {
+        let term = match block.get_at((id - located.first_item) as usize, &mut reader.cursor) {
             Some(encoded) => term::decode_term(encoded).map_err(ReadError::from),
-            None => Err(FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()),
+            None => Err(block_count_mismatch(&located, block.len()).into()),
         };
-        reader.block = Some((number, block));
+        reader.block = Some((located, block));
         term
     }
 
@@ -402,9 +410,10 @@ impl<S: RangeSource> Store<S> {
     /// dictionary order, at most `max`: the dictionary blocks from the one
     /// that would hold `prefix` on, read one after the other.
     pub fn terms_with_prefix(&self, prefix: &[u8], max: usize) -> Result<Vec<Term>, ReadError> {
-        let mut number = self.index.dictionary_block_for_term(prefix).unwrap_or(0);
+        let mut number = self.dictionary_for_term(prefix)?.map_or(0, |located| located.number);
+        let blocks = self.block_count(Directory::Dictionary);
         let mut found = Vec::new();
-        while number < self.index.dictionary.len() && found.len() < max {
+        while number < blocks && found.len() < max {
             let block = self.dictionary_block(number)?;
             for position in block.lower_bound(prefix)..block.len() {
                 let Some(encoded) = block.get(position) else { break };
@@ -438,13 +447,14 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
-    /// The dictionary blocks' ids that hold [`Self::ids_with_prefix`]'s
-    /// answer, known from INDEX without reading: for speculative reads.
+    /// The ids that hold [`Self::ids_with_prefix`]'s answer, known from what
+    /// is in memory (the dictionary blocks' or nodes' ids around its ends),
+    /// without reading: for speculative reads.
     pub fn ids_around_prefix(&self, prefix: &[u8]) -> std::ops::Range<TermId> {
-        let first = self.index.dictionary.first().map_or(1, |e| e.first_id);
-        let start = self.dictionary_block_for_term(prefix).map_or(first, |(_, ids)| ids.start);
+        let first = self.first_id();
+        let start = self.ids_around_term(prefix).map_or(first, |ids| ids.start);
         let end = match prefix_successor(prefix) {
-            Some(after) => self.dictionary_block_for_term(&after).map_or(first, |(_, ids)| ids.end),
+            Some(after) => self.ids_around_term(&after).map_or(first, |ids| ids.end),
             None => self.end_id(),
         };
         start..end.max(start)
@@ -453,29 +463,26 @@ impl<S: RangeSource> Store<S> {
     /// The id of the first term whose encoding is ≥ `encoded` (one past
     /// the last id when there is none).
     fn first_id_at_or_after(&self, encoded: &[u8]) -> Result<TermId, ReadError> {
-        let Some(number) = self.index.dictionary_block_for_term(encoded) else {
-            return Ok(self.index.dictionary.first().map_or(1, |e| e.first_id));
-        };
-        let block = self.dictionary_block(number)?;
-        Ok(self.index.dictionary[number].first_id + block.lower_bound(encoded) as u64)
+        let Some(located) = self.dictionary_for_term(encoded)? else { return Ok(self.first_id()) };
+        let block = self.dictionary_block(located.number)?;
+        Ok(located.first_item + block.lower_bound(encoded) as u64)
+    }
+
+    /// The first id of the dictionary.
+    fn first_id(&self) -> TermId {
+        self.index.dictionary.entries.first().map_or(1, |e| e.first_item)
     }
 
     /// One past the last id of the dictionary.
     fn end_id(&self) -> TermId {
-        self.index.dictionary.last().map_or(1, |e| e.first_id + e.term_count)
+        self.index.dictionary.entries.last().map_or(1, |e| e.item_end())
     }
 
     /// The encoded term of an id (FORMAT.md §5.2, id → string).
     pub fn encoded_term(&self, id: TermId) -> Result<Vec<u8>, ReadError> {
-        let number = self.index.dictionary_block_for_id(id).ok_or_else(|| {
-            FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({} terms)", self.header.term_count))
-        })?;
-        let block = self.dictionary_block(number)?;
-        let position = (id - self.index.dictionary[number].first_id) as usize;
-        let entry = &self.index.dictionary[number];
-        block.get(position).ok_or_else(|| {
-            FormatError::corrupt(format!("dictionary block {number}"), entry.range.offset, format!("holds {} terms, INDEX says {}", block.len(), entry.term_count)).into()
-        })
+        let located = self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?;
+        let block = self.dictionary_block(located.number)?;
+        block.get((id - located.first_item) as usize).ok_or_else(|| block_count_mismatch(&located, block.len()).into())
     }
 
     /// The quads matching a pattern, in the chosen permutation's order.
@@ -489,25 +496,41 @@ impl<S: RangeSource> Store<S> {
         QuadIter::new(self, pattern)
     }
 
-    /// The byte range of a block.
+    /// The byte range of a block, from what is in memory: `None` for a
+    /// block whose directory node is not (see [`Store::block`]).
     pub fn block_range(&self, key: BlockKey) -> Option<ByteRange> {
         match key {
-            BlockKey::Dictionary(n) => self.index.dictionary.get(n).map(|e| e.range),
-            BlockKey::Permutation(p, n) => self.index.permutations[usize::from(p.id())].get(n).map(|e| e.range),
+            BlockKey::Dictionary(n) => match self.places.borrow().get(&key) {
+                Some(place) => Some(place.range()),
+                None => self.locate(Directory::Dictionary, n, tree::Walk::Peek).ok()?.map(|l| l.range),
+            },
+            BlockKey::Permutation(p, n) => match self.places.borrow().get(&key) {
+                Some(place) => Some(place.range()),
+                None => self.locate(Directory::Permutation(p), n, tree::Walk::Peek).ok()?.map(|l| l.range),
+            },
             BlockKey::SearchRoot => self.header.section(SectionKind::Search).map(|s| s.range()),
             BlockKey::Search(n) => self.search_root.borrow().as_ref()?.blocks.get(n).map(|e| e.range),
+            BlockKey::Node(..) => self.places.borrow().get(&key).map(tree::Place::range),
         }
     }
 
     /// A decoded block, from the cache or the source. When the source answers
-    /// [`ReadError::Missing`], the block is recorded for [`Store::take_missing`].
+    /// [`ReadError::Missing`], the block is recorded for [`Store::take_missing`];
+    /// when the directory node that places it is not in memory, that node is.
     pub fn block(&self, key: BlockKey) -> Result<Block, ReadError> {
         let hash = self.header.content_hash;
         if let Some(block) = self.cache.borrow_mut().get(hash, &key) {
             return Ok(block);
         }
-        let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
+        let range = match (self.block_range(key), key) {
+            (Some(range), _) => Some(range),
+            (None, BlockKey::Dictionary(n)) => self.locate(Directory::Dictionary, n, tree::Walk::Read)?.map(|l| l.range),
+            (None, BlockKey::Permutation(p, n)) => self.locate(Directory::Permutation(p), n, tree::Walk::Read)?.map(|l| l.range),
+            (None, _) => None,
+        };
+        let range = range.ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
         let Some(bytes) = self.available(range)? else {
+            self.remember_place(key);
             self.missing.borrow_mut().insert(key);
             return Err(ReadError::Missing(vec![range]));
         };
@@ -522,11 +545,22 @@ impl<S: RangeSource> Store<S> {
     }
 
     /// Notes that a block will be needed (speculation, read-ahead), without
-    /// reading it: [`Store::take_missing`] lists it. It does not make the
+    /// reading it: [`Store::take_missing`] lists it (or, when the directory
+    /// node that places it is not in memory, that node). It does not make the
     /// current run incomplete.
     pub fn want(&self, key: BlockKey) {
-        if !self.has_block(key) && self.block_range(key).is_some() {
+        if self.has_block(key) {
+            return;
+        }
+        if self.block_range(key).is_some() {
+            self.remember_place(key);
             self.missing.borrow_mut().insert(key);
+            return;
+        }
+        match key {
+            BlockKey::Dictionary(n) => self.want_path(Directory::Dictionary, n),
+            BlockKey::Permutation(p, n) => self.want_path(Directory::Permutation(p), n),
+            _ => {}
         }
     }
 
@@ -592,30 +626,6 @@ impl<S: RangeSource> Store<S> {
         self.header.sections.iter().any(|section| section.range() == range && xxh3_64(bytes) == section.checksum)
     }
 
-    /// The dictionary block that would hold an encoded term, with the ids it covers.
-    pub fn dictionary_block_for_term(&self, encoded: &[u8]) -> Option<(usize, std::ops::Range<TermId>)> {
-        let number = self.index.dictionary_block_for_term(encoded)?;
-        let entry = &self.index.dictionary[number];
-        Some((number, entry.first_id..entry.first_id + entry.term_count))
-    }
-
-    /// Wants the blocks of `permutation` that a pattern would read, its bound
-    /// components given as id ranges ([`Index::blocks_for_bounds`]), when they
-    /// are at most `max_blocks` blocks and `max_bytes` bytes; otherwise wants
-    /// nothing. Returns the bytes of the blocks it wanted.
-    pub fn speculate(&self, permutation: Permutation, bounds: &[std::ops::Range<TermId>], max_blocks: usize, max_bytes: u64) -> u64 {
-        let blocks = self.index.blocks_for_bounds(permutation, bounds);
-        let entries = &self.index.permutations[usize::from(permutation.id())];
-        let bytes: u64 = blocks.iter().filter_map(|&n| entries.get(n)).map(|e| e.range.length).sum();
-        if blocks.len() > max_blocks || bytes > max_bytes {
-            return 0;
-        }
-        for &n in &blocks {
-            self.want(BlockKey::Permutation(permutation, n));
-        }
-        bytes
-    }
-
     fn dictionary_block(&self, number: usize) -> Result<Arc<DictionaryTerms>, ReadError> {
         match self.block(BlockKey::Dictionary(number))? {
             Block::Dictionary(block) => Ok(block),
@@ -638,29 +648,47 @@ impl<S: RangeSource> Store<S> {
             BlockKey::Permutation(p, n) => format!("{} block {n}", p.name()),
             BlockKey::SearchRoot => "SEARCH".into(),
             BlockKey::Search(n) => format!("SEARCH block {n}"),
+            BlockKey::Node(directory, level, n) => format!("{} directory node of level {level} from block {n}", directory.name()),
         };
         if sealed.len() as u64 != range.length {
             return Err(FormatError::corrupt(name(), range.offset, format!("read {} bytes of {}: file truncated", sealed.len(), range.length)));
+        }
+        if matches!(key, BlockKey::Node(..)) && range.length > MAX_NODE_SEALED_BYTES {
+            return Err(FormatError::corrupt(name(), range.offset, format!("{} bytes, more than a node's {MAX_NODE_SEALED_BYTES}", range.length)));
         }
         // The root is one zstd frame under the section checksum, like INDEX; blocks are sealed.
         let raw = match key {
             BlockKey::SearchRoot => return Ok(Block::SearchRoot(Arc::new(self.decode_search_root(sealed)?))),
             _ => block::open(sealed, &name, range.offset)?,
         };
+        let mismatch = || FormatError::corrupt(name(), range.offset, "does not match its INDEX entry");
         Ok(match key {
             BlockKey::SearchRoot => return Err(FormatError::corrupt("SEARCH", range.offset, "decoded twice")),
             BlockKey::Dictionary(n) => {
                 let block = DictionaryTerms::decode(&raw, &name(), range.offset)?;
-                if block.len() as u64 != self.index.dictionary[n].term_count || block.get(0).as_deref() != Some(&self.index.dictionary[n].head[..]) {
-                    return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
+                let entry = match self.places.borrow().get(&key) {
+                    Some(tree::Place::Dictionary(entry)) => entry.clone(),
+                    _ => match self.leaf::<Vec<u8>>(Directory::Dictionary, n, tree::Walk::Peek) {
+                        Ok(tree::Descent::Block(body, i)) => body.entries[i].clone(),
+                        _ => return Err(mismatch()),
+                    },
+                };
+                if block.len() as u64 != entry.item_count || block.get(0).as_deref() != Some(&entry.head[..]) {
+                    return Err(mismatch());
                 }
                 Block::Dictionary(Arc::new(block))
             }
             BlockKey::Permutation(p, n) => {
                 let keys = PermutationKeys::decode(&raw, &name(), range.offset)?;
-                let entry = &self.index.permutations[usize::from(p.id())][n];
-                if keys.len() as u64 != entry.quad_count || keys.get(0) != Some(entry.first_key) {
-                    return Err(FormatError::corrupt(name(), range.offset, "does not match its INDEX entry"));
+                let entry = match self.places.borrow().get(&key) {
+                    Some(tree::Place::Permutation(entry)) => entry.clone(),
+                    _ => match self.leaf::<Key>(Directory::Permutation(p), n, tree::Walk::Peek) {
+                        Ok(tree::Descent::Block(body, i)) => body.entries[i].clone(),
+                        _ => return Err(mismatch()),
+                    },
+                };
+                if keys.len() as u64 != entry.item_count || keys.get(0) != Some(entry.head) {
+                    return Err(mismatch());
                 }
                 Block::Permutation(Arc::new(keys))
             }
@@ -673,6 +701,18 @@ impl<S: RangeSource> Store<S> {
                     return Err(FormatError::corrupt(name(), range.offset, "does not match its SEARCH entry"));
                 }
                 Block::Search(Arc::new(block))
+            }
+            BlockKey::Node(directory, level, _) => {
+                let place = self.places.borrow().get(&key).cloned().ok_or_else(mismatch)?;
+                let section = match level {
+                    0 => self.header.required(directory.section())?.range(),
+                    _ => self.header.required(SectionKind::Directory)?.range(),
+                };
+                let corrupt = |reason: String| FormatError::corrupt(name(), range.offset, reason);
+                match place {
+                    tree::Place::Dictionary(entry) => Block::DictionaryNode(Arc::new(directory::decode_node(&raw, level, &entry, section).map_err(corrupt)?)),
+                    tree::Place::Permutation(entry) => Block::PermutationNode(Arc::new(directory::decode_node(&raw, level, &entry, section).map_err(corrupt)?)),
+                }
             }
         })
     }
@@ -731,27 +771,51 @@ pub fn decode_index(header: &Header, sealed: &[u8]) -> Result<Index, FormatError
         return Err(corrupt("checksum mismatch".into()));
     }
     let raw = block::decompress(sealed, MAX_INDEX_RAW_BYTES).map_err(corrupt)?;
-    let dictionary = header.required(SectionKind::Dictionary)?.range();
-    let mut permutations = [ByteRange { offset: 0, length: 0 }; 6];
+    let tree = header.required_features & FEATURE_DIRECTORY != 0;
+    let mut sections = Sections {
+        dictionary: header.required(SectionKind::Dictionary)?.range(),
+        directory: if tree { Some(header.required(SectionKind::Directory)?.range()) } else { None },
+        ..Sections::default()
+    };
     for p in Permutation::ALL {
-        permutations[usize::from(p.id())] = header.required(SectionKind::Permutation(p.id()))?.range();
+        sections.permutations[usize::from(p.id())] = header.required(SectionKind::Permutation(p.id()))?.range();
     }
-    let index = Index::decode(&raw, dictionary, permutations, section.offset)?;
-    // Counts come from the file: summed with a check, so that huge ones
-    // cannot wrap round to the header's.
-    let terms = index.dictionary.iter().try_fold(0u64, |sum, e| sum.checked_add(e.term_count));
-    let terms = terms.ok_or_else(|| corrupt("dictionary block counts add up to more than 2^64 terms".into()))?;
+    let index = Index::decode(&raw, &sections, section.offset)?;
+    // Counts were summed with overflow checks while decoding; they must be the header's.
+    let terms = index.dictionary.entries.last().map_or(1, |e| e.item_end()) - 1;
     if terms != header.term_count {
         return Err(corrupt(format!("dictionary holds {terms} terms, header says {}", header.term_count)));
     }
     for p in Permutation::ALL {
-        let quads = index.permutations[usize::from(p.id())].iter().try_fold(0u64, |sum, e| sum.checked_add(e.quad_count));
-        let quads = quads.ok_or_else(|| corrupt(format!("{} block counts add up to more than 2^64 quads", p.name())))?;
+        let root = &index.permutations[usize::from(p.id())];
+        let quads = root.entries.last().map_or(0, |e| e.item_end());
         if quads != header.quad_count {
             return Err(corrupt(format!("{} holds {quads} quads, header says {}", p.name(), header.quad_count)));
         }
     }
+    // FORMAT.md §4.3: a tree's blocks are numbered from its root, which must
+    // agree with the section table (a flat root lists them, so it does).
+    if tree {
+        let blocks = |kind: SectionKind, count: usize| match header.section(kind) {
+            Some(s) if s.item_count == count as u64 => Ok(()),
+            _ => Err(corrupt(format!("{} directory numbers {count} blocks, the section table says otherwise", kind.name()))),
+        };
+        blocks(SectionKind::Dictionary, index.dictionary.block_count())?;
+        for p in Permutation::ALL {
+            blocks(SectionKind::Permutation(p.id()), index.permutations[usize::from(p.id())].block_count())?;
+        }
+    }
     Ok(index)
+}
+
+/// The error for an id no dictionary block holds.
+fn not_in_dictionary(id: TermId, term_count: u64) -> ReadError {
+    FormatError::corrupt("dictionary", 0, format!("term id {id} is not in the dictionary ({term_count} terms)")).into()
+}
+
+/// The error for a dictionary block holding fewer terms than its entry says.
+fn block_count_mismatch(located: &Located, found: usize) -> FormatError {
+    FormatError::corrupt(format!("dictionary block {}", located.number), located.range.offset, format!("holds {found} terms, INDEX says {}", located.item_count))
 }
 
 /// Sorted byte ranges with neighbours closer than `gap_bytes` merged: one
@@ -811,9 +875,9 @@ mod tests {
     /// A header and sealed INDEX for `index`, whose blocks are 1 byte each
     /// (decode_index only checks that they tile their sections).
     fn header_and_index(index: &Index, quads: u64) -> (Header, Vec<u8>) {
-        let sealed = block::compress(&index.encode()).unwrap();
+        let sealed = block::compress(&index.encode(&Sections::default())).unwrap();
         let summary = |blocks: usize| SectionSummary { length: blocks as u64, item_count: blocks as u64, checksum: 0 };
-        let permutations = std::array::from_fn(|p| summary(index.permutations[p].len()));
+        let permutations = std::array::from_fn(|p| summary(index.permutations[p].entries.len()));
         let index_summary = SectionSummary { length: sealed.len() as u64, item_count: 0, checksum: xxh3_64(&sealed) };
         let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), [None, None], None, summary(0), permutations, None, None);
         (header, sealed)
@@ -825,13 +889,11 @@ mod tests {
     #[test]
     fn issue_18_index_counts_that_overflow_are_corrupt() {
         let entry = |quad_count, a| PermutationEntry { range: ByteRange { offset: 0, length: 1 }, quad_count, first_key: [a, 0, 0, 0] };
-        let mut index = Index::default();
-        for (p, entries) in index.permutations.iter_mut().enumerate() {
-            *entries = if p == 0 { vec![entry(u64::MAX, 1), entry(2, 2)] } else { vec![entry(1, 1)] };
-        }
+        let permutations = std::array::from_fn(|p| if p == 0 { vec![entry(u64::MAX, 1), entry(2, 2)] } else { vec![entry(1, 1)] });
+        let index = Index::flat(Vec::new(), Vec::new(), permutations);
         let (header, sealed) = header_and_index(&index, 1);
         let error = decode_index(&header, &sealed).unwrap_err();
-        assert_eq!(error.to_string(), format!("corrupt INDEX at byte {}: SPO block counts add up to more than 2^64 quads", header.sections[0].offset));
+        assert_eq!(error.to_string(), format!("corrupt INDEX at byte {}: SPO directory: counts add up to more than 2^64 at entry 1", header.sections[0].offset));
     }
 }
 

@@ -64,12 +64,6 @@ impl QuadPattern {
         let spo = [self.subject.unwrap_or(0), self.predicate.unwrap_or(0), self.object.unwrap_or(0), 0];
         (permutation, permutation.key(spo)[..bound].to_vec())
     }
-
-    /// The blocks a scan of this pattern reads, for prefetching.
-    pub fn blocks<S: RangeSource>(&self, store: &Store<S>) -> Vec<BlockKey> {
-        let (permutation, prefix) = self.plan();
-        store.index().blocks_for_prefix(permutation, &prefix).map(|n| BlockKey::Permutation(permutation, n)).collect()
-    }
 }
 
 /// A quad pattern whose positions are id ranges; `None` is a variable.
@@ -119,7 +113,9 @@ pub struct QuadIter<'a, S> {
     /// Every bound component a single id (`low == high`): a key between
     /// them matches, no range to check.
     exact: bool,
-    blocks: std::vec::IntoIter<usize>,
+    /// The blocks left to scan: planned at the first `next` (planning may
+    /// need directory nodes, FORMAT.md §4.3, and so may miss).
+    blocks: Option<Blocks>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
     /// Bytes of the blocks read so far: the read-ahead doubles with it.
     read_bytes: u64,
@@ -133,14 +129,7 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
         let low: Vec<TermId> = bounds.iter().map(|r| r.start).collect();
         let high: Vec<TermId> = bounds.iter().map(|r| r.end.saturating_sub(1)).collect();
         let exact = low == high;
-        let blocks: Vec<usize> = if empty {
-            Vec::new()
-        } else if exact {
-            store.index().blocks_for_prefix(permutation, &low).collect()
-        } else {
-            store.index().blocks_for_bounds(permutation, &bounds)
-        };
-        Self { store, graph: pattern.graph, permutation, bounds, low, high, exact, blocks: blocks.into_iter(), current: None, read_bytes: 0, done: empty }
+        Self { store, graph: pattern.graph, permutation, bounds, low, high, exact, blocks: None, current: None, read_bytes: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -149,14 +138,47 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
     }
 }
 
+/// The blocks of a scan: a run of block numbers (a key prefix), or those a
+/// range of ids may touch.
+#[derive(Clone)]
+enum Blocks {
+    Run(Range<usize>),
+    Chosen(std::vec::IntoIter<usize>),
+}
+
+impl Iterator for Blocks {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Self::Run(run) => run.next(),
+            Self::Chosen(chosen) => chosen.next(),
+        }
+    }
+}
+
 impl<S: RangeSource> QuadIter<'_, S> {
-    /// Wants the blocks after a missing one (`self.blocks` starts there).
+    /// The blocks to scan, from the directory (FORMAT.md §6).
+    fn plan(&self) -> Result<Blocks, ReadError> {
+        if self.exact {
+            Ok(Blocks::Run(self.store.blocks_for_prefix(self.permutation, &self.low)?))
+        } else {
+            Ok(Blocks::Chosen(self.store.blocks_for_bounds(self.permutation, &self.bounds)?.into_iter()))
+        }
+    }
+
+    /// Wants the blocks after a missing one (`self.blocks` starts there); past
+    /// the directory nodes in memory, the next node.
     fn read_ahead(&self) {
         let budget = self.read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
         let mut bytes = 0;
-        for number in self.blocks.clone().take(READAHEAD_MAX_BLOCKS) {
+        for number in self.blocks.clone().into_iter().flatten().take(READAHEAD_MAX_BLOCKS) {
             let key = BlockKey::Permutation(self.permutation, number);
-            bytes += self.store.block_range(key).map_or(0, |r| r.length);
+            let Some(range) = self.store.block_range(key) else {
+                self.store.want(key);
+                break;
+            };
+            bytes += range.length;
             if bytes > budget {
                 break;
             }
@@ -187,7 +209,16 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                     }
                 }
             }
-            let Some(number) = self.blocks.next() else { break };
+            if self.blocks.is_none() {
+                match self.plan() {
+                    Ok(blocks) => self.blocks = Some(blocks),
+                    Err(error) => {
+                        self.done = true;
+                        return Some(Err(error));
+                    }
+                }
+            }
+            let Some(number) = self.blocks.as_mut().and_then(Iterator::next) else { break };
             match self.store.permutation_block(self.permutation, number) {
                 Ok(keys) => {
                     let cursor = keys.seek(&self.low);

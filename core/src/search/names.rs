@@ -110,8 +110,11 @@ pub fn term_ids<S: RangeSource>(store: &Store<S>, iris: &[String]) -> Result<Vec
 fn may_be_iri<S: RangeSource>(store: &Store<S>, id: TermId) -> bool {
     // FORMAT.md §5.1: the kind byte of an IRI.
     const IRI_KIND: u8 = 0x01;
-    let index = store.index();
-    index.dictionary_block_for_id(id).is_some_and(|n| index.dictionary[n].head.first() == Some(&IRI_KIND))
+    // From what is in memory: an id whose directory node is not read yet may be an IRI.
+    match store.dictionary_head_for_id(id) {
+        Some(head) => head.first() == Some(&IRI_KIND),
+        None => true,
+    }
 }
 
 /// The objects of the first of `predicates` (preferred first) that has
@@ -129,9 +132,18 @@ pub fn objects_through_pso<S: RangeSource>(store: &Store<S>, predicates: &[TermI
     // preferred predicate is read for every id before the next one.
     let mut blocks = BTreeSet::new();
     let mut lookups = Vec::new();
+    // Planning may need directory nodes (FORMAT.md §4.3): every one is asked for in one round.
+    let mut missing = None;
     for (rank, &predicate) in predicates.iter().enumerate() {
         for &id in &ids {
-            let wanted = store.index().blocks_for_prefix(Permutation::Pso, &[predicate, id]);
+            let wanted = match store.blocks_for_prefix(Permutation::Pso, &[predicate, id]) {
+                Ok(wanted) => wanted,
+                Err(error @ ReadError::Missing(_)) => {
+                    missing = Some(error);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let new = wanted.clone().filter(|n| !blocks.contains(n)).count();
             if blocks.len() + new > MAX_PSO_BLOCKS {
                 cut = true;
@@ -142,6 +154,9 @@ pub fn objects_through_pso<S: RangeSource>(store: &Store<S>, predicates: &[TermI
         }
     }
 
+    if let Some(error) = missing {
+        return Err(error);
+    }
     let mut found: HashMap<TermId, (usize, Vec<TermId>)> = HashMap::new();
     let mut first_error = None;
     for (rank, id, predicate) in lookups {
@@ -164,7 +179,7 @@ pub fn objects_through_pso<S: RangeSource>(store: &Store<S>, predicates: &[TermI
 fn pso_objects<S: RangeSource>(store: &Store<S>, predicate: TermId, subject: TermId, max: usize) -> Result<Vec<TermId>, ReadError> {
     let prefix = [predicate, subject];
     let mut objects = Vec::new();
-    for number in store.index().blocks_for_prefix(Permutation::Pso, &prefix) {
+    for number in store.blocks_for_prefix(Permutation::Pso, &prefix)? {
         let keys = store.permutation_block(Permutation::Pso, number)?;
         let mut cursor = keys.seek(&prefix);
         while let Some(key) = cursor.next(&keys) {
@@ -194,7 +209,7 @@ fn decode_objects<S: RangeSource>(store: &Store<S>, order: &[TermId], objects: &
         if !done.insert(id) {
             continue;
         }
-        let wanted: BTreeSet<usize> = object_ids.iter().filter_map(|&o| store.index().dictionary_block_for_id(o)).collect();
+        let wanted: BTreeSet<usize> = object_ids.iter().filter_map(|&o| store.dictionary_block_for_id(o)).collect();
         if blocks.union(&wanted).count() > MAX_TERM_BLOCKS {
             cut = true;
             continue;

@@ -185,8 +185,8 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
             Ok(None) => Ok(InternalTerm::Computed(Rc::new(term))),
             Err(ReadError::Missing(ranges)) => {
                 self.meter.note_missing(&ranges);
-                Ok(match self.store.dictionary_block_for_term(&encoded) {
-                    Some((_, ids)) => InternalTerm::Pending(Rc::new(term), ids),
+                Ok(match self.store.ids_around_term(&encoded) {
+                    Some(ids) => InternalTerm::Pending(Rc::new(term), ids),
                     None => InternalTerm::Computed(Rc::new(term)),
                 })
             }

@@ -3,7 +3,7 @@
 //! once, whichever command builds.
 
 use crate::cmd::UsageError;
-use crate::ingest::build::{BuildOptions, BuildReport, build};
+use crate::ingest::build::{BlockLayout, BuildOptions, BuildReport, build};
 use crate::ingest::input::{Input, format_from_name};
 use crate::ingest::metadata::Metadata;
 use anyhow::{Context, Result};
@@ -27,6 +27,8 @@ pub struct BuildSettings {
     pub metadata: Metadata,
     /// Compute the summary's community levels (not `--no-pyramid`).
     pub pyramid: bool,
+    /// Block sizes and directory (hidden `--block-quads`, `--node-entries`).
+    pub blocks: BlockLayout,
 }
 
 impl BuildSettings {
@@ -57,6 +59,7 @@ impl BuildSettings {
             progress,
             metadata: self.metadata.clone(),
             pyramid: self.pyramid,
+            blocks: self.blocks,
         };
         let report = build(&options)?;
         if report.skipped > 0 && report_skipped {

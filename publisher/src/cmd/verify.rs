@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 use rete_core::Permutation;
 use rete_core::format::write::ContentHasher;
-use rete_core::read::BlockKey;
+use rete_core::read::{BlockKey, Directory};
 use std::io::Read;
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
@@ -37,9 +37,9 @@ pub fn run(path: &Path) -> Result<()> {
     if let Err(error) = store.card() {
         problems.push(error.to_string());
     }
-    let mut keys: Vec<BlockKey> = (0..store.index().dictionary.len()).map(BlockKey::Dictionary).collect();
+    let mut keys: Vec<BlockKey> = (0..store.block_count(Directory::Dictionary)).map(BlockKey::Dictionary).collect();
     for permutation in Permutation::ALL {
-        keys.extend((0..store.index().permutations[usize::from(permutation.id())].len()).map(|n| BlockKey::Permutation(permutation, n)));
+        keys.extend((0..store.block_count(Directory::Permutation(permutation))).map(|n| BlockKey::Permutation(permutation, n)));
     }
     for key in keys {
         if let Err(error) = store.block(key) {

@@ -20,15 +20,17 @@ use rete_core::format::block;
 use rete_core::format::header::{FEATURE_TRIPLE_TERMS, FLAG_UNION_DEFAULT_GRAPH};
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
-use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
+use rete_core::format::directory::{Body, build_tree};
+use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections as IndexSections};
 use rete_core::format::permutation::{Key, encode_block};
-use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
+use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout_with_directory, stamp_content_hash};
 use rete_core::{ByteRange, Permutation, TermId};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Seek, Write};
 use std::mem::size_of;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -51,6 +53,36 @@ pub struct BuildOptions {
     pub metadata: Metadata,
     /// Compute the summary's community levels (`--no-pyramid` turns it off).
     pub pyramid: bool,
+    /// Block sizes and directory (the writer's choice by size unless set).
+    pub blocks: BlockLayout,
+}
+
+/// How blocks and their directories are laid out (FORMAT.md §4.3, §8). The
+/// default is the writer's guidance; the fields force a layout (hidden
+/// flags `--block-quads` and `--node-entries`), so that a small file can
+/// have a directory (tests, benchmarks).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockLayout {
+    /// Quads per permutation block, fixed.
+    pub block_quads: Option<usize>,
+    /// Write a directory whose nodes and root hold at most this many entries.
+    pub node_entries: Option<usize>,
+}
+
+/// FORMAT.md §4.3: past this many quads, fixed blocks and a directory.
+const FLAT_MAX_QUADS: u64 = 8_388_608;
+/// FORMAT.md §4.3: quads per permutation block past [`FLAT_MAX_QUADS`].
+const DIRECTORY_BLOCK_QUADS: usize = 16_384;
+/// FORMAT.md §4.3: entries of a node, and of a root (a permutation's, the dictionary's).
+const NODE_ENTRIES: usize = 512;
+const ROOT_ENTRIES: [usize; 2] = [128, 256];
+
+impl BlockLayout {
+    /// Fixed quads per permutation block for `quads` quads, if any: when
+    /// forced, or past [`FLAT_MAX_QUADS`] (else FORMAT.md §8's share).
+    fn fixed_block_quads(&self, quads: u64) -> Option<usize> {
+        self.block_quads.map(|n| n.max(1)).or((quads > FLAT_MAX_QUADS).then_some(DIRECTORY_BLOCK_QUADS))
+    }
 }
 
 /// What a build produced.
@@ -86,7 +118,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     // Read card.toml first: a mistake in it should not cost a whole build.
     let card_toml = read_card_toml(&options.inputs)?;
     let parsed = parse(options, &work)?;
-    let dictionary = write_dictionary(parsed.terms, &work)?;
+    let dictionary = write_dictionary(parsed.terms, parsed.stats.quads, &work)?;
     let Dictionary { section: mut dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
     let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
@@ -95,19 +127,18 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let vocabulary = std::mem::take(&mut term_stats.vocabulary);
     let (mut sorted, summary_inputs) = sort_orders(parsed.quads, mapping, &vocabulary, first_literal_id, &work)?;
     let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };
-    let index = Index {
-        dictionary: dictionary_entries,
-        graphs: sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(),
-        permutations: std::mem::take(&mut sorted.entries),
-    };
+    let graphs = sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
+    let index = Index::flat(dictionary_entries, graphs, std::mem::take(&mut sorted.entries));
     let mut dictionary_file = dictionary_section.into_file_keep()?;
     let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
     // Phase 4: the label search index (FORMAT.md §12), read back from the temporary sections.
     let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
     let described = describe(options, card_toml, &parsed.stats, term_stats, &vocabulary, counts, &mut sorted, summary_inputs, &index, &mut dictionary_file, first_blank_id, search.card, &work)?;
     let summary_levels = described.summary.levels;
+    let (index, directory) = directories(&index, work.blocks)?;
     let sections = Sections {
-        index: block::compress(&index.encode())?,
+        index,
+        directory,
         described,
         search: search.sections,
         dictionary: (dictionary_section.summary, dictionary_file),
@@ -132,6 +163,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 /// (removed when the build ends, however it ends), its memory and its progress bar.
 struct Workspace {
     output_dir: PathBuf,
+    blocks: BlockLayout,
     temp: tempfile::TempDir,
     /// While parsing, half for the term table and half for the quads; later the
     /// quads (or the sort runs) may use all of it. Batches of blocks being
@@ -148,7 +180,7 @@ impl Workspace {
         };
         let temp_root = options.temp_dir.clone().unwrap_or_else(|| output_dir.clone());
         let temp = tempfile::Builder::new().prefix(".rete-build-").tempdir_in(&temp_root).with_context(|| format!("cannot create a temporary directory in {}", temp_root.display()))?;
-        Ok(Self { output_dir, temp, memory: options.memory_bytes.max(64 << 10), progress: Progress::new(options.progress) })
+        Ok(Self { output_dir, blocks: options.blocks, temp, memory: options.memory_bytes.max(64 << 10), progress: Progress::new(options.progress) })
     }
 
     fn dir(&self) -> &Path {
@@ -204,11 +236,15 @@ struct Dictionary {
 
 /// Phase 2: merges the term runs into sorted, sealed dictionary blocks
 /// (FORMAT.md §5), counting what the card says about terms.
-fn write_dictionary(mut terms: TermRuns, work: &Workspace) -> Result<Dictionary> {
+fn write_dictionary(mut terms: TermRuns, quads: u64, work: &Workspace) -> Result<Dictionary> {
     work.progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
     let mut section = BlockWriter::new(work.dir())?;
-    let target = dictionary_target(term_count, term_bytes);
+    // `quads` counts statements parsed, duplicates included: at least the quads.
+    let target = match work.blocks.fixed_block_quads(quads) {
+        Some(block_quads) => fixed_dictionary_target(term_count, term_bytes, quads.div_ceil(block_quads as u64)),
+        None => dictionary_target(term_count, term_bytes),
+    };
     let mut encoder = DictionaryEncoder::new(target);
     // A block may grow to twice the size it was full at (waiting for a short head).
     let dictionary_batch = batch_blocks(4 * target.bytes, BATCH_BYTES);
@@ -268,7 +304,7 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
     work.progress.phase("renumbering", 0);
     let rdf_type_id = vocabulary.get(oxrdf::vocab::rdf::TYPE.as_str()).copied();
     let summary_inputs = SummaryInputs::new(work.dir(), vocabulary, first_literal_id)?;
-    let mut orders = Orders::new(work.dir(), &work.progress, rdf_type_id, summary_inputs);
+    let mut orders = Orders::new(work.dir(), &work.progress, rdf_type_id, summary_inputs, work.blocks);
     match (quads, mapping) {
         (SpooledQuads::Memory(mut quads), IdMapping::Memory(mapping)) => {
             // Every temporary id was handed out by the term table, so it is in the
@@ -386,9 +422,36 @@ fn describe(
     Ok(Described { card: card_sealed, summary, axioms, flags })
 }
 
+/// INDEX, sealed: flat (FORMAT.md §4.1), or, when a root would list more
+/// blocks than FORMAT.md §4.3's writer guidance allows (or `layout` forces
+/// nodes), the roots of a directory of the least depth, with its DIRECTORY
+/// section (the sealed nodes) and node count.
+fn directories(index: &Index, layout: BlockLayout) -> Result<(Vec<u8>, Option<(Vec<u8>, usize)>)> {
+    let [permutation_root, dictionary_root] = layout.node_entries.map_or(ROOT_ENTRIES, |n| [n, n]);
+    let node_entries = layout.node_entries.unwrap_or(NODE_ENTRIES);
+    let flat = layout.node_entries.is_none() && index.dictionary.entries.len() <= dictionary_root && index.permutations.iter().all(|body| body.entries.len() <= permutation_root);
+    if flat {
+        return Ok((block::compress(&index.encode(&IndexSections::default()))?, None));
+    }
+    let mut directory = Vec::new();
+    let (dictionary, mut nodes) = build_tree((*index.dictionary).clone(), node_entries, dictionary_root, &mut directory)?;
+    let mut permutations: [Arc<Body<Key>>; 6] = Default::default();
+    for (root, body) in permutations.iter_mut().zip(&index.permutations) {
+        let (tree, count) = build_tree((**body).clone(), node_entries, permutation_root, &mut directory)?;
+        *root = Arc::new(tree);
+        nodes += count;
+    }
+    let roots = Index { dictionary: Arc::new(dictionary), graphs: index.graphs.clone(), permutations };
+    // Ranges are relative to their sections: the sections' offsets are 0 here.
+    let sections = IndexSections { directory: Some(ByteRange { offset: 0, length: directory.len() as u64 }), ..IndexSections::default() };
+    Ok((block::compress(&roots.encode(&sections))?, Some((directory, nodes))))
+}
+
 /// Every section of the file, sealed, in memory or in its temporary file.
 struct Sections {
     index: Vec<u8>,
+    /// DIRECTORY (its sealed nodes) and its node count, with a directory.
+    directory: Option<(Vec<u8>, usize)>,
     described: Described,
     /// SEARCH's root, SEARCH BLOCKS' file and summary.
     search: Option<(Vec<u8>, File, SectionSummary)>,
@@ -400,18 +463,19 @@ struct Sections {
 /// temporary file beside the output, hashed as written; the content hash
 /// stamped into the header; renamed into place. Returns the file's length.
 fn assemble(output_path: &Path, counts: Counts, required_features: u64, sections: Sections, work: &Workspace) -> Result<u64> {
-    let Sections { index, described, search, dictionary: (dictionary_summary, mut dictionary_file), permutations: (permutation_summaries, permutation_files) } = sections;
+    let Sections { index, directory, described, search, dictionary: (dictionary_summary, mut dictionary_file), permutations: (permutation_summaries, permutation_files) } = sections;
     let Described { card, summary, axioms, flags } = described;
     let (members_file, members_summary) = match summary.members {
         Some((file, summary)) => (Some(file), Some(summary)),
         None => (None, None),
     };
-    let mut header = layout(
+    let mut header = layout_with_directory(
         counts,
         plain_summary(&index),
         plain_summary(&card),
         axioms.each_ref().map(|a| a.as_deref().map(plain_summary)),
         Some(plain_summary(&summary.summary)),
+        directory.as_ref().map(|(nodes, count)| SectionSummary { item_count: *count as u64, ..plain_summary(nodes) }),
         dictionary_summary,
         permutation_summaries,
         members_summary,
@@ -434,6 +498,9 @@ fn assemble(output_path: &Path, counts: Counts, required_features: u64, sections
             writer.write_all(axioms)?;
         }
         writer.write_all(&summary.summary)?;
+        if let Some((nodes, _)) = &directory {
+            writer.write_all(nodes)?;
+        }
         dictionary_file.rewind()?;
         std::io::copy(&mut dictionary_file, &mut writer)?;
         for mut file in permutation_files.into_iter().chain(members_file).chain(search.map(|(_, blocks, _)| blocks)) {
@@ -515,6 +582,15 @@ const PERMUTATION_BLOCKS: u64 = 128;
 /// permutation blocks).
 fn dictionary_target(term_count: u64, term_bytes: u64) -> BlockTarget {
     BlockTarget { bytes: (term_bytes / DICTIONARY_BLOCKS).clamp(4 << 10, 1 << 20) as usize, terms: term_count.div_ceil(DICTIONARY_BLOCKS), min_bytes: 32 << 10 }
+}
+
+/// FORMAT.md §4.3 (with fixed permutation blocks): at least as many
+/// dictionary blocks as blocks per permutation, each at most 16 KiB of
+/// front-coded terms, so that a dictionary block's id range spans about one
+/// permutation block and a pattern's quad blocks can be speculated.
+fn fixed_dictionary_target(term_count: u64, term_bytes: u64, permutation_blocks: u64) -> BlockTarget {
+    let blocks = permutation_blocks.max(DICTIONARY_BLOCKS);
+    BlockTarget { bytes: (term_bytes / blocks).clamp(1 << 10, 16 << 10) as usize, terms: term_count.div_ceil(blocks), min_bytes: 0 }
 }
 
 /// FORMAT.md §8: 1/128 of the quads per block rounded up to a power of two,
@@ -627,6 +703,7 @@ struct Orders<'a> {
     progress: &'a Progress,
     rdf_type_id: Option<TermId>,
     /// Quads per block, chosen from the number of distinct quads.
+    layout: BlockLayout,
     block_quads: usize,
     quad_count: u64,
     graphs: BTreeMap<TermId, u64>,
@@ -645,9 +722,10 @@ struct Orders<'a> {
 }
 
 impl<'a> Orders<'a> {
-    fn new(dir: &'a Path, progress: &'a Progress, rdf_type_id: Option<TermId>, summary_inputs: SummaryInputs) -> Self {
+    fn new(dir: &'a Path, progress: &'a Progress, rdf_type_id: Option<TermId>, summary_inputs: SummaryInputs, layout: BlockLayout) -> Self {
         Self {
             dir,
+            layout,
             progress,
             rdf_type_id,
             block_quads: 0,
@@ -666,7 +744,7 @@ impl<'a> Orders<'a> {
 
     fn set_quad_count(&mut self, quad_count: u64) {
         self.quad_count = quad_count;
-        self.block_quads = block_quads(quad_count);
+        self.block_quads = self.layout.fixed_block_quads(quad_count).unwrap_or_else(|| block_quads(quad_count));
     }
 
     /// All quads fit in memory: sort and deduplicate in place, then reorder the

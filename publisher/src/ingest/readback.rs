@@ -7,7 +7,7 @@
 use anyhow::{Context, Result};
 use rete_core::format::block;
 use rete_core::format::dictionary::DictionaryBlock;
-use rete_core::format::index::{DictionaryEntry, PermutationEntry};
+use rete_core::format::directory::{Body, Entry};
 use rete_core::format::permutation::{Key, decode_block};
 use rete_core::{ByteRange, TermId};
 use std::fs::File;
@@ -23,26 +23,26 @@ fn read_sealed(file: &mut File, range: ByteRange) -> Result<Vec<u8>> {
 /// Terms of the dictionary section being written.
 pub struct TempDictionary<'a> {
     file: &'a mut File,
-    entries: &'a [DictionaryEntry],
+    entries: &'a [Entry<Vec<u8>>],
     last: Option<(usize, DictionaryBlock)>,
 }
 
 impl<'a> TempDictionary<'a> {
     /// Over the section file and its entries (ranges relative to the file).
-    pub fn new(file: &'a mut File, entries: &'a [DictionaryEntry]) -> Self {
-        Self { file, entries, last: None }
+    pub fn new(file: &'a mut File, directory: &'a Body<Vec<u8>>) -> Self {
+        Self { file, entries: &directory.entries, last: None }
     }
 
     /// The term of an id.
     pub fn term(&mut self, id: TermId) -> Result<oxrdf::Term> {
-        let number = self.entries.partition_point(|e| e.first_id <= id).saturating_sub(1);
+        let number = self.entries.partition_point(|e| e.first_item <= id).saturating_sub(1);
         let entry = self.entries.get(number).context("term id outside the dictionary")?;
         if self.last.as_ref().is_none_or(|(n, _)| *n != number) {
             let raw = read_sealed(self.file, entry.range)?;
             self.last = Some((number, DictionaryBlock::decode(&raw, "temporary dictionary", 0)?));
         }
         let (_, block) = self.last.as_ref().context("no block")?;
-        let term = block.get((id - entry.first_id) as usize).context("term id outside its block")?;
+        let term = block.get((id - entry.first_item) as usize).context("term id outside its block")?;
         Ok(rete_core::decode_term(term)?)
     }
 
@@ -51,7 +51,7 @@ impl<'a> TempDictionary<'a> {
         let Some(number) = self.entries.partition_point(|e| e.head.as_slice() <= encoded).checked_sub(1) else { return Ok(None) };
         let Some(entry) = self.entries.get(number) else { return Ok(None) };
         let block = DictionaryBlock::decode(&read_sealed(self.file, entry.range)?, "temporary dictionary", 0)?;
-        Ok(block.find(encoded).map(|position| entry.first_id + position as u64))
+        Ok(block.find(encoded).map(|position| entry.first_item + position as u64))
     }
 
     /// The IRI of an id (other terms in N-Triples form).
@@ -66,21 +66,21 @@ impl<'a> TempDictionary<'a> {
 /// Quads of one permutation section being written.
 pub struct TempQuads<'a> {
     file: &'a mut File,
-    entries: &'a [PermutationEntry],
+    entries: &'a [Entry<Key>],
     last: Option<(usize, Vec<Key>)>,
 }
 
 impl<'a> TempQuads<'a> {
     /// Over the section file and its entries (ranges relative to the file).
-    pub fn new(file: &'a mut File, entries: &'a [PermutationEntry]) -> Self {
-        Self { file, entries, last: None }
+    pub fn new(file: &'a mut File, directory: &'a Body<Key>) -> Self {
+        Self { file, entries: &directory.entries, last: None }
     }
 
     /// Calls `visit` with every key starting with `prefix`, in order, a block at a time.
     pub fn visit(&mut self, prefix: &[TermId], mut visit: impl FnMut(&[Key]) -> Result<()>) -> Result<()> {
-        let mut number = self.entries.partition_point(|e| e.first_key[..prefix.len()] < *prefix).saturating_sub(1);
+        let mut number = self.entries.partition_point(|e| e.head[..prefix.len()] < *prefix).saturating_sub(1);
         while let Some(entry) = self.entries.get(number) {
-            if entry.first_key[..prefix.len()] > *prefix {
+            if entry.head[..prefix.len()] > *prefix {
                 break;
             }
             let keys = decode_block(&read_sealed(self.file, entry.range)?, "temporary permutation", 0)?;
@@ -95,10 +95,10 @@ impl<'a> TempQuads<'a> {
     /// Keys starting with `prefix`, in order, at most `limit` of them.
     pub fn scan(&mut self, prefix: &[TermId], limit: usize) -> Result<Vec<Key>> {
         let starts_with = |key: &Key| key[..prefix.len()] == *prefix;
-        let mut number = self.entries.partition_point(|e| e.first_key[..prefix.len()] < *prefix).saturating_sub(1);
+        let mut number = self.entries.partition_point(|e| e.head[..prefix.len()] < *prefix).saturating_sub(1);
         let mut found = Vec::new();
         while let Some(entry) = self.entries.get(number) {
-            if entry.first_key[..prefix.len()] > *prefix || found.len() >= limit {
+            if entry.head[..prefix.len()] > *prefix || found.len() >= limit {
                 break;
             }
             if self.last.as_ref().is_none_or(|(n, _)| *n != number) {

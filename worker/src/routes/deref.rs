@@ -51,7 +51,7 @@ fn collect<S: RangeSource>(store: &Store<S>, iris: &[NamedNode], offset: u64, li
             Err(error) => {
                 // While the dictionary block is being fetched, fetch the quad
                 // blocks the IRI's id must fall in, in the same round.
-                if let Some((_, id_range)) = store.dictionary_block_for_term(&encoded) {
+                if let Some(id_range) = store.ids_around_term(&encoded) {
                     for permutation in [Permutation::Spo, Permutation::Osp] {
                         store.speculate(permutation, std::slice::from_ref(&id_range), SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES);
                     }

@@ -5,7 +5,7 @@
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::dictionary::{BlockTarget, DictionaryEncoder};
-use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry};
+use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections};
 use crate::format::permutation::encode_block;
 use crate::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
 use crate::{ByteRange, Permutation, TermId, encode_term};
@@ -99,12 +99,12 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
         permutation_bytes.push(bytes);
     }
 
-    let index = Index { dictionary: dictionary_entries, graphs: graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(), permutations: permutation_entries };
-    let index_sealed = block::compress(&index.encode()).expect("zstd");
+    let index = Index::flat(dictionary_entries, graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(), permutation_entries);
+    let index_sealed = block::compress(&index.encode(&Sections::default())).expect("zstd");
     let card = Card { rete_version: "test".into(), quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64, ..Card::default() };
     let card_sealed = block::compress(&serde_json::to_vec(&card).expect("json")).expect("zstd");
     let plain = |bytes: &[u8]| SectionSummary { length: bytes.len() as u64, item_count: 0, checksum: xxh3_64(bytes) };
-    let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.len() as u64, checksum: xxh3_64(&dictionary) };
+    let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.entries.len() as u64, checksum: xxh3_64(&dictionary) };
     let mut header =
         layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), [None, None], None, dictionary_summary, permutation_summaries, None, None);
     header.flags = flags;

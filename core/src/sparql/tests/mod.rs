@@ -303,15 +303,15 @@ fn missing_ranges_stop_evaluation_and_a_rerun_completes_it() {
 fn missing_dictionary_blocks_inside_filter_are_not_swallowed() {
     let file = fixture::from_trig(DATA);
     let store_all = Store::open(file.clone(), 1 << 20).unwrap();
-    let dictionary = store_all.index().dictionary.iter().map(|e| e.range).collect::<Vec<_>>();
-    let everything_but_dictionary: Vec<ByteRange> = (0..6).flat_map(|p| store_all.index().permutations[p].iter().map(|e| e.range)).collect();
+    let dictionary = store_all.index().dictionary.entries.iter().map(|e| e.range).collect::<Vec<_>>();
+    let everything_but_dictionary: Vec<ByteRange> = (0..6).flat_map(|p| store_all.index().permutations[p].entries.iter().map(|e| e.range)).collect();
     let source = LazySource { file, loaded: RefCell::new(everything_but_dictionary) };
     let store = Store::open(&source, 1 << 20).unwrap();
     // Warm the ids of the query's constants so the scan itself succeeds.
     for term in ["http://example.org/name", "http://example.org/Person", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"] {
         let encoded = encode_term(oxrdf::NamedNodeRef::new_unchecked(term));
-        let block = store_all.index().dictionary_block_for_term(&encoded).unwrap();
-        source.loaded.borrow_mut().push(dictionary[block]);
+        let block = store_all.dictionary_for_term(&encoded).unwrap().unwrap();
+        source.loaded.borrow_mut().push(dictionary[block.number]);
     }
     for budget in [Budget::unlimited(), roomy()] {
         let error = run(&store, "SELECT ?n WHERE { ?p :name ?n FILTER(STRSTARTS(STR(?n), 'Q')) }", &QueryOptions { budget, ..QueryOptions::default() }).and_then(names).unwrap_err();

@@ -226,11 +226,11 @@ fn the_first_run_asks_for_every_constant_dictionary_block() {
     let missing = store.take_missing();
     for constant in ["http://example.org/knows", "http://example.org/memberOf", "http://example.org/org7", "http://example.org/age", "http://example.org/name", "http://example.org/label"] {
         let encoded = crate::encode_term(oxrdf::NamedNodeRef::new_unchecked(constant));
-        let (block, _) = store.dictionary_block_for_term(&encoded).unwrap();
+        let block = full.dictionary_for_term(&encoded).unwrap().unwrap().number;
         assert!(missing.contains(&crate::read::BlockKey::Dictionary(block)), "{constant}: {missing:?}");
     }
     for literal in [Literal::new_simple_literal("Person 12"), Literal::from(33i64)] {
-        let (block, _) = store.dictionary_block_for_term(&crate::encode_term(literal.as_ref())).unwrap();
+        let block = full.dictionary_for_term(&crate::encode_term(literal.as_ref())).unwrap().unwrap().number;
         assert!(missing.contains(&crate::read::BlockKey::Dictionary(block)), "{literal}: {missing:?}");
     }
 }
