@@ -62,6 +62,7 @@ fn build_slice(data: &Path, dir: &Path) -> Vec<u8> {
         progress: false,
         metadata: Default::default(),
         pyramid: true,
+        blocks: Default::default(),
     };
     build(&options).unwrap_or_else(|e| panic!("cannot build a slice of {}: {e:#}", data.display()));
     std::fs::read(&output).unwrap_or_else(|e| panic!("{e}"))

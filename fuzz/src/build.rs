@@ -62,6 +62,7 @@ pub fn build_input(data: &[u8]) -> Built {
         progress: false,
         metadata: Default::default(),
         pyramid: true,
+        blocks: Default::default(),
     };
     let built = pool().install(|| build(&build_options));
     let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input));

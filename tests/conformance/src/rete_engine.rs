@@ -92,7 +92,7 @@ fn build_rete(nquads: &str) -> Result<Vec<u8>, EngineError> {
     let output = dir.path().join("data.rete");
     std::fs::write(&input_path, nquads).map_err(|e| failed(e.to_string()))?;
     let input = Input::new(&input_path, Some(RdfFormat::NQuads)).map_err(|e| failed(format!("{e:#}")))?;
-    build(&BuildOptions { inputs: vec![input], output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid: false })
+    build(&BuildOptions { inputs: vec![input], output: output.clone(), memory_bytes: 64 << 20, lenient: false, temp_dir: None, progress: false, metadata: Default::default(), pyramid: false, blocks: Default::default() })
         .map_err(|e| failed(format!("{e:#}")))?;
     std::fs::read(&output).map_err(|e| failed(e.to_string()))
 }
