@@ -52,3 +52,30 @@ fn refuses_a_major_version_it_does_not_know_by_number() {
     let error = Store::open(bytes, 1 << 20).err().unwrap();
     assert!(matches!(error, ReadError::Format(FormatError::UnsupportedVersion { found: 3, .. })), "{error}");
 }
+
+/// A file with required feature `bits` (FORMAT.md §2), made from the 1.2
+/// fixture by rewriting its header: the writer's `Header::require` makes it
+/// format 2.
+fn with_required_features(bits: u64) -> Vec<u8> {
+    let mut bytes = FORMAT_1_2.to_vec();
+    let mut header = Header::decode(&bytes, None).unwrap();
+    header.require(bits);
+    let encoded = header.encode();
+    bytes[..encoded.len()].copy_from_slice(&encoded);
+    bytes
+}
+
+/// Issue 17: a file with the directory (required feature bit 1) is format 2,
+/// so a 1.x reader, whose only check was `major_version != 1` ("file is rete
+/// format 2; this build reads format 1"), refuses it before reading its
+/// INDEX; and a 2.x reader that lacks a feature names its bit.
+#[test]
+fn issue_17_a_file_with_a_directory_is_format_2_and_unknown_features_are_named() {
+    let bytes = with_required_features(rete_core::format::header::FEATURE_DIRECTORY);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2, "what a 1.x reader checks");
+    assert_eq!(u64::from_le_bytes(bytes[0x48..0x50].try_into().unwrap()), 2);
+
+    let error = Store::open(with_required_features(1 << 5), 1 << 20).err().unwrap();
+    assert!(matches!(error, ReadError::Format(FormatError::UnsupportedFeatures { bits: 32, .. })), "{error}");
+    assert!(error.to_string().starts_with("file needs required feature bit 5 this build does not know"), "{error}");
+}

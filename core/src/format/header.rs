@@ -31,6 +31,9 @@ pub const FLAG_UNION_DEFAULT_GRAPH: u64 = 1 << 0;
 /// `required_features` bit 0 (FORMAT.md §2): the dictionary holds RDF 1.2
 /// triple terms (term kind 0x06).
 pub const FEATURE_TRIPLE_TERMS: u64 = 1 << 0;
+/// `required_features` bit 1 (FORMAT.md §4.3): INDEX is the root of a tree
+/// of directory nodes in a DIRECTORY section.
+pub const FEATURE_DIRECTORY: u64 = 1 << 1;
 /// The required features this build reads, with their names.
 const KNOWN_FEATURES: [(u64, &str); 1] = [(FEATURE_TRIPLE_TERMS, "triple-terms")];
 
@@ -55,6 +58,8 @@ pub enum SectionKind {
     PropertyAxioms,
     /// Dictionary blocks.
     Dictionary,
+    /// Directory nodes (FORMAT.md §4.3, with required feature bit 1).
+    Directory,
     /// Quad blocks of one permutation (0..=5).
     Permutation(u8),
 }
@@ -72,6 +77,7 @@ impl SectionKind {
             Self::ClassAxioms => 0x0006,
             Self::PropertyAxioms => 0x0007,
             Self::Dictionary => 0x0010,
+            Self::Directory => 0x0011,
             Self::Permutation(p) => 0x0020 + u16::from(p),
         }
     }
@@ -88,6 +94,7 @@ impl SectionKind {
             0x0006 => Self::ClassAxioms,
             0x0007 => Self::PropertyAxioms,
             0x0010 => Self::Dictionary,
+            0x0011 => Self::Directory,
             0x0020..=0x0025 => Self::Permutation((code - 0x0020) as u8),
             _ => return None,
         })
@@ -105,6 +112,7 @@ impl SectionKind {
             Self::ClassAxioms => "CLASS AXIOMS".into(),
             Self::PropertyAxioms => "PROPERTY AXIOMS".into(),
             Self::Dictionary => "DICTIONARY".into(),
+            Self::Directory => "DIRECTORY".into(),
             Self::Permutation(p) => match crate::Permutation::from_id(p) {
                 Some(p) => format!("PERMUTATION {}", p.name()),
                 None => format!("PERMUTATION {p}"),

@@ -5,6 +5,7 @@ pub mod axioms;
 pub mod block;
 pub mod card;
 pub mod dictionary;
+pub mod directory;
 pub mod header;
 pub mod index;
 pub mod permutation;
