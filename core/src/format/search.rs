@@ -433,16 +433,19 @@ fn read_columns_without_repeats(cursor: &mut Cursor, keys: &mut [KeyPostings], s
     let mut latest_subject: HashMap<TermId, TermId> = HashMap::new();
     let mut weights: HashMap<TermId, u64> = HashMap::new();
     let mut postings: Vec<(TermId, bool, bool)> = Vec::with_capacity(labels.len());
-    for (j, &(i, label)) in labels.iter().enumerate() {
+    // The previous posting: (key, label, subject).
+    let mut previous: Option<(usize, TermId, TermId)> = None;
+    for &(i, label) in &labels {
         let code = cursor.varint()?;
-        let subject = match (j.checked_sub(1).map(|previous| (labels[previous], postings[previous].0)), code) {
-            // The key's previous posting has the same label: the subject grows by `code`.
-            (Some(((key, previous_label), previous)), _) if key == i && previous_label == label => {
-                previous.checked_add(code).filter(|_| code > 0).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label}'s subjects do not increase")))?
+        let subject = match previous {
+            // After a posting of the same key and label, the subject's increase.
+            Some((key, previous_label, previous_subject)) if key == i && previous_label == label => {
+                previous_subject.checked_add(code).filter(|_| code > 0).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label}'s subjects do not increase")))?
             }
-            (_, 0) => *latest_subject.get(&label).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label} repeats a subject, but the block has no earlier posting of it")))?,
-            (_, code) => code - 1,
+            _ if code == 0 => *latest_subject.get(&label).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label} repeats a subject, but the block has no earlier posting of it")))?,
+            _ => code - 1,
         };
+        previous = Some((i, label, subject));
         let new_label = latest_subject.insert(label, subject).is_none();
         let new_subject = !weights.contains_key(&subject);
         if new_subject {
@@ -652,6 +655,9 @@ mod tests {
         let raw = shared.encode().unwrap();
         assert_eq!(raw, [&[1, 0, 4][..], b"tile", &[4], &[0x28, 0], &[4, 4], &[1, 2], &[0]].concat());
         assert_eq!(PostingBlock::decode(&raw, 3, "SEARCH block 0", 0).unwrap(), shared);
+        let mut flat = raw.clone();
+        flat[11] = 0;
+        assert_eq!(PostingBlock::decode(&flat, 3, "SEARCH block 0", 0).unwrap_err().to_string(), "corrupt SEARCH block 0 at byte 0: key 0: label 40's subjects do not increase");
         // Characters: continuation bytes and a prefix list's mark are not counted.
         assert_eq!(key("ελ\0".as_bytes(), 0, &[]).characters(), 2);
     }
