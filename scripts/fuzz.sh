@@ -6,7 +6,8 @@
 #        scripts/fuzz.sh seeds [--quick]       write the seed corpora (fuzz/seeds.py)
 #        scripts/fuzz.sh run TARGET SECONDS [LIBFUZZER-ARG...]
 #                                              one campaign at nice 19; its executions go to
-#                                              build/fuzz/campaigns.tsv, the log to build/fuzz/logs/
+#                                              fuzz/campaigns.tsv (committed: the totals of every
+#                                              session), its log to build/fuzz/logs/ (not kept)
 #        scripts/fuzz.sh until TARGET EXECUTIONS
 #                                              runs of 30 min until the target's executions over all
 #                                              campaigns reach EXECUTIONS (stops at the first finding)
@@ -29,6 +30,8 @@ RETE_TOOLS=${RETE_TOOLS:-$HOME/.cache/rete-tools}
 CARGO_FUZZ_ROOT=$RETE_TOOLS/cargo-fuzz-$CARGO_FUZZ_VERSION
 TARGETS=(read_file query_damaged build_input request)
 OUT=build/fuzz
+# One line per campaign, committed, so that `totals` counts every session's campaigns.
+LEDGER=fuzz/campaigns.tsv
 
 # Per-target libFuzzer options: the dictionary and the longest input.
 options_of() {
@@ -75,9 +78,9 @@ run() {
   local executions crashes
   executions=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log")
   crashes=$(grep -c "^artifact_prefix=" "$log" || true)
-  [[ -f $OUT/campaigns.tsv ]] || printf 'started_utc\ttarget\tseconds\texecutions\tfindings\tload_1m\tlog\n' >"$OUT/campaigns.tsv"
+  [[ -f $LEDGER ]] || printf 'started_utc\ttarget\tseconds\texecutions\tfindings\tload_1m\tlog\n' >"$LEDGER"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u -d "@$(($(date +%s) - SECONDS + started))" +%FT%TZ)" "$target" "$((SECONDS - started))" \
-    "${executions:-0}" "$crashes" "$(cut -d' ' -f1 /proc/loadavg)" "$log" >>"$OUT/campaigns.tsv"
+    "${executions:-0}" "$crashes" "$(cut -d' ' -f1 /proc/loadavg)" "$log" >>"$LEDGER"
   echo "$target: ${executions:-0} executions in $((SECONDS - started)) s, $crashes findings (log $log)"
   if ((status != 0)); then
     grep -m1 -A3 -E "panicked at|ERROR: libFuzzer|==rete-fuzz==" "$log" >&2 || tail -20 "$log" >&2
@@ -86,14 +89,14 @@ run() {
 }
 
 totals() {
-  [[ -f $OUT/campaigns.tsv ]] || { echo "no campaigns yet ($OUT/campaigns.tsv)"; return; }
+  [[ -f $LEDGER ]] || { echo "no campaigns yet ($LEDGER)"; return; }
   awk -F'\t' 'NR > 1 { runs[$2] += $4; secs[$2] += $3; found[$2] += $5; n[$2]++ }
-    END { for (t in runs) printf "%-16s %12d executions  %8d s  %3d campaigns  %d findings\n", t, runs[t], secs[t], n[t], found[t] }' "$OUT/campaigns.tsv" | sort
+    END { for (t in runs) printf "%-16s %12d executions  %8d s  %3d campaigns  %d findings\n", t, runs[t], secs[t], n[t], found[t] }' "$LEDGER" | sort
 }
 
 executions_of() {
-  [[ -f $OUT/campaigns.tsv ]] || { echo 0; return; }
-  awk -F'\t' -v t="$1" 'NR > 1 && $2 == t { n += $4 } END { print n + 0 }' "$OUT/campaigns.tsv"
+  [[ -f $LEDGER ]] || { echo 0; return; }
+  awk -F'\t' -v t="$1" 'NR > 1 && $2 == t { n += $4 } END { print n + 0 }' "$LEDGER"
 }
 
 until_executions() {

@@ -63,7 +63,7 @@ pub fn build_input(data: &[u8]) -> Built {
         metadata: Default::default(),
         pyramid: true,
     };
-    let built = pool().install(|| build(&build_options));
+    let built = POOL.with(|pool| pool.install(|| build(&build_options)));
     let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input));
     match (&built, oracle) {
         (Ok(report), Some(Ok(quads))) if !lenient => {
@@ -143,17 +143,24 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// Makes the work directory and the thread pool before runs are timed.
 pub fn init() {
     let _ = work_dir();
-    let _ = pool();
+    POOL.with(|_| ());
 }
 
-/// The build runs on one thread (one fuzzing process, one core), and on
-/// that pool's own thread: rayon then runs each parallel step inline, where
-/// called from outside the pool every step was handed to the pool's thread
-/// and waited for, and those hand-offs (wake-ups, `sched_yield` spinning)
-/// took most of an input's CPU time (docs/RELIABILITY.md "Throughput").
-fn pool() -> &'static rayon::ThreadPool {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap_or_else(|e| panic!("no thread pool: {e}")))
+thread_local! {
+    /// The build runs on one thread (one fuzzing process, one core), and
+    /// that thread is the calling one: a pool of one thread that is the
+    /// caller itself (`use_current_thread`), so rayon runs each parallel
+    /// step inline and `install` hands nothing to another thread. Called
+    /// from outside its pool, every step was handed to the pool's thread
+    /// and waited for (wake-ups, `sched_yield` spinning: most of an input's
+    /// CPU time); a pool of its own thread still cost two hand-offs per
+    /// input (docs/RELIABILITY.md "Throughput"). One pool per calling thread,
+    /// as each test of `cargo test` runs on a thread of its own.
+    static POOL: rayon::ThreadPool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .unwrap_or_else(|e| panic!("no thread pool: {e}"));
 }
 
 /// One directory per process for the input and output, on tmpfs when there is one.

@@ -908,7 +908,11 @@ impl Progress {
         self.bar.set_length(total);
         self.bar.set_position(0);
         self.bar.set_message(name.to_owned());
-        self.bar.enable_steady_tick(Duration::from_millis(200));
+        // indicatif starts a ticker thread even for a hidden bar: one per phase, a dozen per
+        // build, most of a small build's system time (docs/RELIABILITY.md "Throughput").
+        if !self.bar.is_hidden() {
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+        }
     }
 }
 
