@@ -22,7 +22,9 @@ import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, reque
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
-const PROFILE = process.env.RETE_CPU_PROFILE === "1";
+const PROFILE = process.env.RETE_CPU_PROFILE === "1" || Boolean(process.env.RETE_CPU_PROFILE_TOP);
+/** With RETE_CPU_PROFILE_TOP=N, the N functions the cold request's isolate was busy in the most. */
+const PROFILE_TOP = Number(process.env.RETE_CPU_PROFILE_TOP ?? 0);
 const WARM_CACHE = process.env.RETE_CPU_WARM_CACHE === "1";
 const FREE_PLAN_CPU_MS = 10;
 /** The dataset whose requests warm Miniflare's workers through the twin. */
@@ -51,7 +53,7 @@ async function isolate(vars: Record<string, string>, build: string) {
 }
 
 /** The CPU one request costs, its waitUntil work (cache writes) included. */
-async function measure(w: Worker, pid: number, inspector: Inspector | undefined, request: BenchRequest) {
+async function measure(w: Worker, pid: number, inspector: Inspector | undefined, request: BenchRequest, top = 0) {
   const work = async () => {
     const r = await w.fetch(request.path, { method: request.method ?? "GET", headers: { accept: ACCEPT }, redirect: "manual" });
     await r.arrayBuffer();
@@ -59,7 +61,8 @@ async function measure(w: Worker, pid: number, inspector: Inspector | undefined,
     return r;
   };
   const before = threadCpu(pid);
-  const { result: r, busyMs } = inspector ? await inspector.busyMs(work) : { result: await work(), busyMs: undefined };
+  const { result: r, busyMs, top: busiest } = inspector ? await inspector.busyMs(work) : { result: await work(), busyMs: undefined, top: [] };
+  if (top > 0) console.log(`${request.dataset} ${request.name}: busy ${busyMs?.toFixed(1)} ms in\n${busiest.slice(0, top).map(([name, ms]) => `  ${ms.toFixed(2)} ${name}`).join("\n")}`);
   const cpu: Cpu = { ...cpuSplitMs(pid, before), isolate: busyMs };
   expect([200, 204, 303], request.path).toContain(r.status);
   return { cpu, ...counters(r) };
@@ -100,7 +103,7 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
             for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
             await settle(100);
             s.startups.push(startup);
-            const first = await measure(w, pid, inspector, request);
+            const first = await measure(w, pid, inspector, request, PROFILE_TOP);
             s.cold.push(first.cpu);
             s.reads = first.reads;
             s.subrequests = first.subrequests;

@@ -76,7 +76,7 @@ export function rssBytes(pid: number): number {
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string };
+  callFrame: { functionName: string; url?: string };
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -135,17 +135,27 @@ export class Inspector {
 
   /** Runs `work` under V8's sampling profiler; returns its result and the ms the isolate was
    * busy meanwhile (samples other than "(idle)", each counted for the time to the next one). */
-  async busyMs<T>(work: () => Promise<T>, intervalUs = 100): Promise<{ result: T; busyMs: number }> {
+  async busyMs<T>(work: () => Promise<T>, intervalUs = 100): Promise<{ result: T; busyMs: number; top: [string, number][] }> {
     await this.send("Profiler.enable");
     await this.send("Profiler.setSamplingInterval", { interval: intervalUs });
     await this.send("Profiler.start");
     const result = await work();
     const { profile } = await this.send<{ profile: Profile }>("Profiler.stop");
     const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
+    const names = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName || "(anonymous)"]));
+    const self = new Map<string, number>();
     let us = 0;
     // timeDeltas[i] is the time from sample i-1 to sample i: the time sample i-1 stands for.
-    for (let i = 1; i < profile.samples.length; i++) if (!idle.has(profile.samples[i - 1])) us += profile.timeDeltas[i];
-    return { result, busyMs: us / 1000 };
+    for (let i = 1; i < profile.samples.length; i++) {
+      const node = profile.samples[i - 1];
+      if (idle.has(node)) continue;
+      us += profile.timeDeltas[i];
+      const name = names.get(node) ?? "?";
+      self.set(name, (self.get(name) ?? 0) + profile.timeDeltas[i] / 1000);
+    }
+    // The functions the busy time was spent in (self time, ms), most first.
+    const top = [...self.entries()].sort((a, b) => b[1] - a[1]);
+    return { result, busyMs: us / 1000, top };
   }
 
   close() {

@@ -153,13 +153,24 @@ impl HttpError {
     pub fn worker_budget(limit: &'static str, max: u64, message: String) -> Self {
         Self::Budget { limit, max, message }
     }
+
+    /// 422 `cpu`: the runtime said the request nears its CPU time limit
+    /// (`is_near_cpu_limit`), so the Worker stops and says so rather than
+    /// being killed without an answer.
+    pub fn cpu_limit() -> Self {
+        Self::Budget { limit: Limit::Cpu.name(), max: 0, message: CPU_MESSAGE.to_owned() }
+    }
 }
+
+/// What a client reads when a request neared the CPU time limit.
+const CPU_MESSAGE: &str = "query stopped near the CPU time limit of a request (Cloudflare Workers: 10 ms on the Free plan, 30 s by default on Paid); ask for less, or deploy on the Paid plan (README \"Deploy to Cloudflare\")";
 
 impl From<QueryError> for HttpError {
     fn from(error: QueryError) -> Self {
         match error {
             QueryError::Syntax(error) => Self::Syntax(error),
             QueryError::Unsupported { feature } => Self::Unsupported(format!("unsupported: {feature}")),
+            QueryError::Budget { limit: Limit::Cpu, .. } => Self::cpu_limit(),
             QueryError::Budget { limit, max } => {
                 let message = QueryError::Budget { limit, max }.to_string();
                 Self::Budget { limit: limit_name(limit), max, message }

@@ -32,6 +32,7 @@ mod session;
 mod usage;
 
 use config::Config;
+use futures_util::future::{LocalBoxFuture, ready};
 use edge_cache::EdgeCache;
 use host::{Host, Request, Response};
 use http::{Body, Ctx, Reply};
@@ -127,42 +128,61 @@ fn context(req: &Request, host: Result<Rc<dyn Host>, HttpError>, var: impl Fn(&s
     })
 }
 
+/// A route's answer, as a future of its own.
+type Routed<'a> = LocalBoxFuture<'a, Result<Reply, HttpError>>;
+
+/// Boxes a route's future. Each route then compiles to a function of its
+/// own, reached through a pointer, rather than all of them inlined into the
+/// one `fetch` state machine (223 KB of wasm once): V8 compiles a wasm
+/// function when it is first called, so a new isolate's first request
+/// compiled every route's code before it could answer one (docs/BENCHMARK.md
+/// "CPU per request").
+fn boxed<'a>(route: impl Future<Output = Result<Reply, HttpError>> + 'a) -> Routed<'a> {
+    Box::pin(route)
+}
+
 /// The route table.
-async fn route(req: &mut Request, ctx: &Ctx) -> Result<Reply, HttpError> {
+fn route<'a>(req: &'a mut Request, ctx: &'a Ctx) -> Routed<'a> {
     let path = ctx.url.path().to_owned();
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let read = matches!(ctx.method, Method::Get | Method::Head);
+    let ds = segments.first().map(|ds| (*ds).to_owned()).unwrap_or_default();
     if ctx.method == Method::Options {
-        return Ok(preflight(req.header("access-control-request-headers")));
+        return boxed(ready(Ok(preflight(req.header("access-control-request-headers")))));
     }
     match segments.as_slice() {
-        [""] if read => routes::index::handle(ctx).await,
-        ["_search"] if read => routes::search::redirect(ctx),
-        [ds] if read && datasets::is_name(ds) && base_iri_of(ctx).is_none() => routes::dataset::handle(ctx, ds).await,
-        [ds, "sparql"] if read || ctx.method == Method::Post => routes::sparql::handle(req, ctx, ds).await,
-        [ds, "card"] if read => routes::card::handle(ctx, ds).await,
-        [ds, "summary"] if read => routes::summary::handle(ctx, ds).await,
-        [ds, "summary", "members"] if read => routes::summary::members(ctx, ds).await,
-        [ds, ".well-known", "void"] if read => routes::card::void(ctx, ds).await,
-        [ds, "resource"] if read => routes::deref::resource(ctx, ds).await,
-        [ds, "search"] if read => routes::search::handle(ctx, ds).await,
-        [ds, "labels"] if read => routes::labels::handle(ctx, ds).await,
-        [ds, "reach"] if read => routes::graph::reach(ctx, ds).await,
-        [ds, "path"] if read => routes::graph::path(ctx, ds).await,
-        [ds, "check"] if read => routes::graph::check(ctx, ds).await,
+        [""] if read => boxed(routes::index::handle(ctx)),
+        ["_search"] if read => boxed(ready(routes::search::redirect(ctx))),
+        [_] if read && datasets::is_name(&ds) && base_iri_of(ctx).is_none() => boxed(async move { routes::dataset::handle(ctx, &ds).await }),
+        [_, "sparql"] if read || ctx.method == Method::Post => boxed(async move { routes::sparql::handle(req, ctx, &ds).await }),
+        [_, "card"] if read => boxed(async move { routes::card::handle(ctx, &ds).await }),
+        [_, "summary"] if read => boxed(async move { routes::summary::handle(ctx, &ds).await }),
+        [_, "summary", "members"] if read => boxed(async move { routes::summary::members(ctx, &ds).await }),
+        [_, ".well-known", "void"] if read => boxed(async move { routes::card::void(ctx, &ds).await }),
+        [_, "resource"] if read => boxed(async move { routes::deref::resource(ctx, &ds).await }),
+        [_, "search"] if read => boxed(async move { routes::search::handle(ctx, &ds).await }),
+        [_, "labels"] if read => boxed(async move { routes::labels::handle(ctx, &ds).await }),
+        [_, "reach"] if read => boxed(async move { routes::graph::reach(ctx, &ds).await }),
+        [_, "path"] if read => boxed(async move { routes::graph::path(ctx, &ds).await }),
+        [_, "check"] if read => boxed(async move { routes::graph::check(ctx, &ds).await }),
         // Base-IRI mode, local form: /{ds}/id/REST stands for BASE(ds) + REST.
-        [ds, "id", rest @ ..] if read && !rest.is_empty() => {
-            let base = ctx.config.base_iris.get(*ds).ok_or_else(|| HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)")))?;
-            routes::deref::base_iri(ctx, ds, &format!("{base}{}", rest.join("/"))).await
-        }
+        [_, "id", rest @ ..] if read && !rest.is_empty() => match ctx.config.base_iris.get(&ds) {
+            Some(base) => {
+                let iri = format!("{base}{}", rest.join("/"));
+                boxed(async move { routes::deref::base_iri(ctx, &ds, &iri).await })
+            }
+            None => boxed(ready(Err(HttpError::NotFound(format!("dataset {ds:?} has no base IRI (var BASE_IRIS)"))))),
+        },
         _ if read => match base_iri_of(ctx) {
             // Base-IRI mode on the data's own domain: the request URL is the IRI.
-            Some((ds, iri)) => routes::deref::base_iri(ctx, &ds, &iri).await,
-            None => Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))),
+            Some((ds, iri)) => boxed(async move { routes::deref::base_iri(ctx, &ds, &iri).await }),
+            None => boxed(ready(Err(HttpError::NotFound(format!("no route for {path}; see / for the datasets"))))),
         },
-        [_, "sparql"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }),
-        [""] | [_, "card" | "summary" | "resource" | "search" | "labels" | "reach" | "path" | "check"] | [_, "summary", "members"] | [_, ".well-known", "void"] => Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" }),
-        _ => Err(HttpError::NotFound(format!("no route for {path}"))),
+        [_, "sparql"] => boxed(ready(Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, POST, OPTIONS" }))),
+        [""] | [_, "card" | "summary" | "resource" | "search" | "labels" | "reach" | "path" | "check"] | [_, "summary", "members"] | [_, ".well-known", "void"] => {
+            boxed(ready(Err(HttpError::MethodNotAllowed { allowed: "GET, HEAD, OPTIONS" })))
+        }
+        _ => boxed(ready(Err(HttpError::NotFound(format!("no route for {path}"))))),
     }
 }
 

@@ -101,7 +101,8 @@ impl Session {
         }
     }
 
-    /// Reads one round and feeds it: each block and section from the Cache
+    /// Reads one round and feeds it (unless the request is past its time
+    /// or near its CPU limit: a 422 naming it): each block and section from the Cache
     /// API when it holds it, the rest from R2 in merged ranges; what R2 gave
     /// goes to the Cache API for the next isolates once checked (a block by
     /// its feed, a section against the section table). Cache API calls and
@@ -109,6 +110,9 @@ impl Session {
     /// lookups and writes are left out when none is left for them, a read
     /// from R2 never (422 past the budget).
     async fn fetch(&mut self, plan: &FetchPlan) -> Result<(), HttpError> {
+        if self.clock.near_cpu_limit() {
+            return Err(HttpError::cpu_limit());
+        }
         if self.clock.now_ms() > self.deadline_ms {
             return Err(HttpError::worker_budget("deadline", self.max_time_ms, format!("query exceeded its time limit of {} ms", self.max_time_ms)));
         }

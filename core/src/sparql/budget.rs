@@ -28,9 +28,11 @@ pub struct Budget {
     pub max_steps: u64,
     /// Bytes of terms built by expressions (`CONCAT`, `STR`, aggregates…).
     pub max_computed_bytes: u64,
-    /// Polled every 256 steps; returning `true` ends evaluation with
-    /// [`Limit::Deadline`]. The core has no clock: the host brings one.
-    pub should_stop: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
+    /// Polled every 256 steps; returning a limit ends evaluation with it:
+    /// [`Limit::Deadline`] when the host's clock says the time is up,
+    /// [`Limit::Cpu`] when its runtime says the request nears its CPU time
+    /// limit. The core has no clock: the host brings one.
+    pub should_stop: Option<Arc<dyn Fn() -> Option<Limit> + Send + Sync>>,
 }
 
 impl Budget {
@@ -204,9 +206,11 @@ impl Meter {
 
     fn tick(&self) -> bool {
         let Some(should_stop) = &self.budget.should_stop else { return true };
-        if self.ticks.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == POLL_EVERY - 1 && should_stop() {
-            self.stop(QueryError::Budget { limit: Limit::Deadline, max: 0 });
-            return false;
+        if self.ticks.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == POLL_EVERY - 1 {
+            if let Some(limit) = should_stop() {
+                self.stop(QueryError::Budget { limit, max: 0 });
+                return false;
+            }
         }
         true
     }

@@ -58,8 +58,11 @@ pub enum Limit {
     Steps,
     /// Bytes of terms computed by expressions.
     ComputedBytes,
-    /// The caller's `should_stop` callback said stop (a deadline).
+    /// The caller's `should_stop` callback said the time is up (a deadline).
     Deadline,
+    /// The caller's `should_stop` callback said the request nears the CPU
+    /// time its runtime allows (a Worker's `is_near_cpu_limit`).
+    Cpu,
 }
 
 impl Limit {
@@ -71,6 +74,7 @@ impl Limit {
             Self::Steps => "steps",
             Self::ComputedBytes => "computed-bytes",
             Self::Deadline => "deadline",
+            Self::Cpu => "cpu",
         }
     }
 }
@@ -82,6 +86,7 @@ fn budget_message(limit: Limit, max: u64) -> String {
         Limit::Steps => format!("query exceeded the limit of {max} evaluation steps"),
         Limit::ComputedBytes => format!("query exceeded the limit of {max} bytes of computed values"),
         Limit::Deadline => "query exceeded its time limit".to_owned(),
+        Limit::Cpu => "query stopped near the CPU time limit of a request".to_owned(),
     }
 }
 

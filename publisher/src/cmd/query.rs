@@ -11,7 +11,7 @@ use crate::source::http::is_url;
 use anyhow::{Context, Result};
 use rete_core::read::{RoundOptions, run_in_rounds};
 use rete_core::results::{Capped, ResultFormat, WriteError, write_answer};
-use rete_core::sparql::{Answer, Budget, Query, QueryError, QueryOptions, evaluate, parse_query, warnings};
+use rete_core::sparql::{Answer, Budget, Limit, Query, QueryError, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{RangeSource, ReadError, Store};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -108,7 +108,7 @@ fn options(args: &QueryArgs) -> Result<QueryOptions> {
     let mut budget = Budget::unlimited();
     if let Some(timeout) = args.timeout {
         let deadline = Instant::now() + timeout;
-        budget.should_stop = Some(Arc::new(move || Instant::now() >= deadline));
+        budget.should_stop = Some(Arc::new(move || (Instant::now() >= deadline).then_some(Limit::Deadline)));
     }
     Ok(QueryOptions { default_graphs: iris(&args.default_graphs, "--default-graph")?, named_graphs: iris(&args.named_graphs, "--named-graph")?, budget })
 }

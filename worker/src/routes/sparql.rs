@@ -20,7 +20,7 @@ use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
 use rete_core::search::names::{self, Names};
 use rete_core::search::sparql::TEXT_QUERY;
-use rete_core::sparql::{Budget, Query, QueryOptions, evaluate, parse_query, warnings};
+use rete_core::sparql::{Budget, Limit, Query, QueryOptions, evaluate, parse_query, warnings};
 use rete_core::{Header, RangeSource, SectionKind, Store};
 use std::sync::Arc;
 use worker::Method;
@@ -118,7 +118,10 @@ fn iris(values: &[String], name: &str) -> Result<Vec<NamedNode>, HttpError> {
     values.iter().map(|iri| NamedNode::new(iri.as_str()).map_err(|e| HttpError::BadRequest(format!("invalid {name} <{iri}>: {e}")))).collect()
 }
 
-/// The per-request budget from the config.
+/// The per-request budget from the config; evaluation also stops, naming
+/// the limit, when the runtime says the request nears its CPU time limit
+/// (a 422 `cpu` the client can read, before the platform would kill the
+/// request without an answer), and, `with_deadline`, at `MAX_TIME_MS`.
 pub fn budget(ctx: &Ctx, with_deadline: bool) -> Budget {
     let deadline_ms = ctx.deadline_ms;
     let clock = Arc::clone(&ctx.clock);
@@ -127,7 +130,13 @@ pub fn budget(ctx: &Ctx, with_deadline: bool) -> Budget {
         max_rows_produced: ctx.config.max_rows_produced,
         max_steps: ctx.config.max_steps,
         max_computed_bytes: ctx.config.max_computed_bytes,
-        should_stop: Some(Arc::new(move || clock.near_cpu_limit() || (with_deadline && clock.now_ms() > deadline_ms))),
+        should_stop: Some(Arc::new(move || {
+            if clock.near_cpu_limit() {
+                Some(Limit::Cpu)
+            } else {
+                (with_deadline && clock.now_ms() > deadline_ms).then_some(Limit::Deadline)
+            }
+        })),
     }
 }
 

@@ -400,10 +400,22 @@ fn deadline_callback_stops_evaluation() {
     let store = dense_store();
     let polls = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&polls);
-    let budget = Budget { should_stop: Some(Arc::new(move || counter.fetch_add(1, Ordering::Relaxed) >= 10)), ..Budget::unlimited() };
+    let budget = Budget { should_stop: Some(Arc::new(move || (counter.fetch_add(1, Ordering::Relaxed) >= 10).then_some(Limit::Deadline))), ..Budget::unlimited() };
     let error = budget_error(&store, "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", budget);
     assert_eq!(error.to_string(), "query exceeded its time limit");
     assert_eq!(polls.load(Ordering::Relaxed), 11);
+}
+
+#[test]
+fn cpu_callback_names_the_cpu_limit() {
+    let store = dense_store();
+    let polls = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&polls);
+    let budget = Budget { should_stop: Some(Arc::new(move || (counter.fetch_add(1, Ordering::Relaxed) >= 3).then_some(Limit::Cpu))), ..Budget::unlimited() };
+    let error = budget_error(&store, "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }", budget);
+    assert!(matches!(error, QueryError::Budget { limit: Limit::Cpu, max: 0 }), "{error}");
+    assert_eq!(error.to_string(), "query stopped near the CPU time limit of a request");
+    assert_eq!(polls.load(Ordering::Relaxed), 4);
 }
 
 #[test]
