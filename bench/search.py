@@ -11,7 +11,7 @@
    interleaved, RUNS times each: median wall time of the whole command (open included; the file
    is read in rounds as a remote host would), rounds, requests and bytes.
 
-Usage: bench/search.py [--runs 5] [--lubm 8] [--dir build/bench-search]
+Usage: bench/search.py [--runs 5] [--lubm 8] [--dir build/bench-search] [--only NAME,NAME]
 LUBM's labels are ub:name (not a default label predicate: it is passed with --label-predicate).
 """
 import argparse, json, os, resource, statistics, subprocess, sys, time
@@ -96,17 +96,20 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lubm", type=int, default=8)
     parser.add_argument("--dir", default=os.path.join(ROOT, "build", "bench-search"))
+    parser.add_argument("--only", help="comma-separated inputs to run (lubm-8, dbpedia-ontology, schema-org, qudt); default all")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "rete-publisher"], check=True, cwd=ROOT)
     lubm = os.path.join(args.dir, f"lubm-{args.lubm}.nt")
-    if not os.path.exists(lubm):
+    if not os.path.exists(lubm) and (not args.only or f"lubm-{args.lubm}" in args.only.split(",")):
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lubm.py"), "-u", str(args.lubm), "--seed", "0", "-o", lubm], check=True)
     inputs = [(f"lubm-{args.lubm}", [lubm], ["--label-predicate", UB_NAME], UB_NAME, ["fullprof", "course12", "university3", "publication7"])]
     for example, label_words in [("dbpedia-ontology", ["plac", "person", "city"]), ("schema-org", ["pers", "event"]), ("qudt", ["metre", "kelvin"])]:
         folder = os.path.join(ROOT, "examples", example)
         data = [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith((".ttl", ".nt", ".trig"))]
         inputs.append((example, data, [], RDFS_LABEL, label_words))
+    if args.only:
+        inputs = [i for i in inputs if i[0] in args.only.split(",")]
     os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
     print(f"load average before: {loadavg()}")
     print("\n| file | quads | without index | with index | index | share | build wall with / without (median of %d) | wall ratio | CPU ratio |" % args.runs)

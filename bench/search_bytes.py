@@ -3,10 +3,11 @@
 
 Reads the SEARCH root and every posting block of FILE (zstd through the `zstd` command), and splits
 the decompressed bytes of the blocks into their fields: word keys (front-coded), prefix-list keys,
-the counts, and the four posting columns (label id deltas, subject ids, weights, lengths). Then
+the counts, and the four posting columns (label id deltas, subject ids or codes, weights, lengths). Then
 says how well each column compresses alone (with the `zstd` command at the format's level 9, and
 at 19), to tell what a later layout could shrink: the sealed size is what the file pays.
-Reads both layouts of the posting blocks (1: by key, 2: by column).
+Reads the three layouts of the posting blocks (1: by key, 2: by column, 3: by column without a
+block's repeats, keys' numbers apart from their text).
 
 Usage: bench/search_bytes.py FILE.rete
 """
@@ -39,8 +40,79 @@ def zstd(data, level, decompress=False):
     return subprocess.run(args, input=bytes(data), capture_output=True, check=True).stdout
 
 
+def key_characters(key):
+    """FORMAT.md §12.3: a key's bytes other than UTF-8 continuation bytes, a prefix list's 00 not counted."""
+    return sum(1 for b in key.removesuffix(b"\x00") if b & 0xC0 != 0x80)
+
+
+def split_layout_3(raw, columns, postings):
+    """split_block for layout 3: keys' shared lengths, suffix lengths, suffixes; counts; label id deltas;
+    subject codes (increases after the same key and label; else 0 for the label's latest subject, or
+    subject + 1); a weight per new subject; a length per new label."""
+    p = 0
+    count, p = varint(raw, p)
+    shared, lengths = [], []
+    for target in (shared, lengths):
+        for _ in range(count):
+            value, p = varint(raw, p)
+            target.append(value)
+    keys, previous = [], b""
+    for n_shared, n in zip(shared, lengths):
+        previous = previous[:n_shared] + raw[p:p + n]
+        p += n
+        keys.append(previous)
+    lists = sum(1 for k in keys if k.endswith(b"\x00"))
+    key_bytes = len(raw[:p])
+    # Key bytes split between word keys and prefix-list keys by their share of the keys.
+    columns["prefix-list keys"].extend(raw[:key_bytes * lists // max(1, count)])
+    columns["word keys"].extend(raw[key_bytes * lists // max(1, count):p])
+    stored = []
+    for key in keys:
+        start = p
+        stored2, p = varint(raw, p)
+        if stored2 & 1:
+            _total, p = varint(raw, p)
+        columns["counts"].extend(raw[start:p])
+        postings["prefix list" if key.endswith(b"\x00") else "word"] += stored2 >> 1
+        stored.append(stored2 >> 1)
+    labels = []
+    start = p
+    for k, n in enumerate(stored):
+        label = 0
+        for _ in range(n):
+            delta, p = varint(raw, p)
+            label += delta
+            labels.append((k, label))
+    columns["label id deltas"].extend(raw[start:p])
+    start = p
+    latest, new_subjects, new_labels = {}, 0, 0
+    weighed = set()
+    previous = (None, None, None)
+    for k, label in labels:
+        code, p = varint(raw, p)
+        if previous[:2] == (k, label):
+            subject = previous[2] + code
+        else:
+            subject = latest[label] if code == 0 else code - 1
+        previous = (k, label, subject)
+        new_labels += label not in latest
+        latest[label] = subject
+        if subject not in weighed:
+            weighed.add(subject)
+            new_subjects += 1
+    columns["subject ids"].extend(raw[start:p])
+    for name, n in (("weights", new_subjects), ("lengths", new_labels)):
+        start = p
+        for _ in range(n):
+            _, p = varint(raw, p)
+        columns[name].extend(raw[start:p])
+    assert p == len(raw), "layout 3 block not read to its end"
+
+
 def split_block(raw, layout, columns, postings):
-    """Adds the bytes of each field of a decompressed posting block (FORMAT.md §12.3, layout 1 or 2) to `columns`."""
+    """Adds the bytes of each field of a decompressed posting block (FORMAT.md §12.3, layout 1, 2 or 3) to `columns`."""
+    if layout == 3:
+        return split_layout_3(raw, columns, postings)
     p = 0
     keys, p = varint(raw, p)
     names = ["label id deltas", "subject ids", "weights", "lengths"]

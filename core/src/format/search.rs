@@ -8,12 +8,14 @@ use super::varint::{Cursor, CursorError};
 #[cfg(feature = "write")]
 use super::varint;
 use crate::{ByteRange, FormatError, TermId};
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
-/// FORMAT.md §12.1: the SEARCH layout this build writes (columnar posting blocks).
-pub const SEARCH_VERSION: u64 = 2;
+/// FORMAT.md §12.1: the SEARCH layout this build writes (columnar posting
+/// blocks, a block's repeated weights, lengths and subjects left out).
+pub const SEARCH_VERSION: u64 = 3;
 /// FORMAT.md §12.1: the SEARCH layouts this build reads.
-pub const SEARCH_LAYOUTS: std::ops::RangeInclusive<u64> = 1..=2;
+pub const SEARCH_LAYOUTS: std::ops::RangeInclusive<u64> = 1..=3;
 /// FORMAT.md §12.1: the largest decompressed SEARCH root a reader accepts.
 pub const MAX_SEARCH_ROOT_RAW_BYTES: u64 = 16 << 20;
 /// FORMAT.md §12.3: the byte that ends a prefix list's key (never part of a word).
@@ -22,7 +24,8 @@ pub const PREFIX_LIST_MARK: u8 = 0x00;
 /// The decoded SEARCH root.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchRoot {
-    /// The layout of the posting blocks (FORMAT.md §12.1): 1 by key, 2 by column.
+    /// The layout of the posting blocks (FORMAT.md §12.1): 1 by key, 2 by
+    /// column, 3 by column without a block's repeats.
     pub layout: u64,
     /// Distinct (subject, label) pairs indexed.
     pub entry_count: u64,
@@ -103,6 +106,13 @@ impl KeyPostings {
     /// Whether every posting of the key is stored.
     pub fn is_complete(&self) -> bool {
         self.total == self.postings.len() as u64
+    }
+
+    /// The key's characters (FORMAT.md §12.3): its bytes other than UTF-8
+    /// continuation bytes, a prefix list's mark not counted. Defined on any
+    /// bytes, so a reader needs no UTF-8 check.
+    pub fn characters(&self) -> u64 {
+        self.prefix().unwrap_or(&self.key).iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
     }
 }
 
@@ -251,42 +261,18 @@ impl SearchRoot {
 }
 
 impl PostingBlock {
-    /// Encodes a block (decompressed) in layout 2 (FORMAT.md §12.3): the keys,
-    /// then their counts, then each posting column over all keys in turn.
+    /// Encodes a block (decompressed) in layout 3 (FORMAT.md §12.3); fails
+    /// on a posting whose length is below its key's characters.
     #[cfg(feature = "write")]
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        varint::put(&mut out, self.keys.len() as u64);
-        let mut previous: &[u8] = &[];
+    pub fn encode(&self) -> std::io::Result<Vec<u8>> {
+        let mut encoder = BlockEncoder::default();
         for key in &self.keys {
-            let shared = shared_prefix(previous, &key.key);
-            varint::put(&mut out, shared as u64);
-            varint::put(&mut out, (key.key.len() - shared) as u64);
-            out.extend_from_slice(&key.key[shared..]);
-            previous = &key.key;
+            encoder.push(key)?;
         }
-        for key in &self.keys {
-            varint::put(&mut out, (key.postings.len() as u64) << 1 | u64::from(!key.is_complete()));
-            if !key.is_complete() {
-                varint::put(&mut out, key.total);
-            }
-        }
-        for key in &self.keys {
-            let mut previous_label = 0;
-            for posting in &key.postings {
-                varint::put(&mut out, posting.label - previous_label);
-                previous_label = posting.label;
-            }
-        }
-        for column in [|p: &Posting| p.subject, |p: &Posting| p.weight, |p: &Posting| p.length] {
-            for posting in self.keys.iter().flat_map(|k| &k.postings) {
-                varint::put(&mut out, column(posting));
-            }
-        }
-        out
+        Ok(encoder.finish())
     }
 
-    /// Decodes a decompressed block of `layout` (1 or 2, FORMAT.md §12.3);
+    /// Decodes a decompressed block of `layout` (1, 2 or 3, FORMAT.md §12.3);
     /// `what`/`offset` name it in errors.
     pub fn decode(raw: &[u8], layout: u64, what: &str, offset: u64) -> Result<Self, FormatError> {
         let fail = |reason: String| FormatError::corrupt(what, offset, reason);
@@ -299,27 +285,31 @@ impl PostingBlock {
         let count = cursor.count(4).map_err(corrupt)?;
         let mut keys: Vec<KeyPostings> = Vec::with_capacity(count);
         let mut stored = Vec::with_capacity(count);
-        // Layout 1 holds each key's count and postings right after it; layout 2 every key first.
-        let by_key = layout == 1;
-        for i in 0..count {
-            let previous = keys.last().map_or(&[][..], |k| k.key.as_slice());
-            let shared = cursor.varint().map_err(corrupt)?;
-            if shared > previous.len() as u64 {
-                return Err(fail(format!("key {i} shares {shared} bytes with a {}-byte key", previous.len())));
+        if layout == 3 {
+            // The keys' shared lengths, then their suffix lengths, then their suffixes.
+            let mut lengths = Vec::with_capacity(count);
+            for _ in 0..count {
+                lengths.push([cursor.varint().map_err(corrupt)?, 0]);
             }
-            let mut key = previous[..shared as usize].to_vec();
-            let suffix_length = cursor.varint().map_err(corrupt)?;
-            key.extend_from_slice(cursor.bytes(suffix_length).map_err(corrupt)?);
-            if key.is_empty() || (i > 0 && key.as_slice() <= previous) {
-                return Err(fail(format!("key {i} is empty or out of order")));
+            for [_, suffix_length] in &mut lengths {
+                *suffix_length = cursor.varint().map_err(corrupt)?;
             }
-            keys.push(KeyPostings { key, total: 0, postings: Vec::new() });
-            if by_key {
-                stored.push(read_count(&mut cursor, &mut keys[i], i, raw.len()).map_err(column_error)?);
-                read_columns(&mut cursor, &mut keys[i..], &stored[i..], i).map_err(column_error)?;
+            for [shared, suffix_length] in lengths {
+                push_key(&mut keys, shared, cursor.bytes(suffix_length).map_err(corrupt)?).map_err(column_error)?;
+            }
+        } else {
+            // Layout 1 holds each key's count and postings right after it; layout 2 every key first.
+            for i in 0..count {
+                let shared = cursor.varint().map_err(corrupt)?;
+                let suffix_length = cursor.varint().map_err(corrupt)?;
+                push_key(&mut keys, shared, cursor.bytes(suffix_length).map_err(corrupt)?).map_err(column_error)?;
+                if layout == 1 {
+                    stored.push(read_count(&mut cursor, &mut keys[i], i, raw.len()).map_err(column_error)?);
+                    read_columns(&mut cursor, &mut keys[i..], &stored[i..], i).map_err(column_error)?;
+                }
             }
         }
-        if !by_key {
+        if layout != 1 {
             let mut stored_sum = 0usize;
             for (i, key) in keys.iter_mut().enumerate() {
                 stored.push(read_count(&mut cursor, key, i, raw.len()).map_err(column_error)?);
@@ -328,7 +318,11 @@ impl PostingBlock {
                     return Err(fail(format!("key {i}: the keys store more postings than the block has bytes")));
                 }
             }
-            read_columns(&mut cursor, &mut keys, &stored, 0).map_err(column_error)?;
+            if layout == 2 {
+                read_columns(&mut cursor, &mut keys, &stored, 0).map_err(column_error)?;
+            } else {
+                read_columns_without_repeats(&mut cursor, &mut keys, &stored).map_err(column_error)?;
+            }
         }
         if !cursor.is_empty() {
             return Err(fail("trailing bytes after the last key".into()));
@@ -363,6 +357,23 @@ impl From<CursorError> for ColumnError {
     fn from(error: CursorError) -> Self {
         Self::Cursor(error)
     }
+}
+
+/// Appends the key that shares `shared` bytes with the last of `keys` and
+/// ends with `suffix`, checking that keys strictly increase.
+fn push_key(keys: &mut Vec<KeyPostings>, shared: u64, suffix: &[u8]) -> Result<(), ColumnError> {
+    let i = keys.len();
+    let previous = keys.last().map_or(&[][..], |k| k.key.as_slice());
+    if shared > previous.len() as u64 {
+        return Err(ColumnError::Bad(format!("key {i} shares {shared} bytes with a {}-byte key", previous.len())));
+    }
+    let mut key = previous[..shared as usize].to_vec();
+    key.extend_from_slice(suffix);
+    if key.is_empty() || (i > 0 && key.as_slice() <= previous) {
+        return Err(ColumnError::Bad(format!("key {i} is empty or out of order")));
+    }
+    keys.push(KeyPostings { key, total: 0, postings: Vec::new() });
+    Ok(())
 }
 
 /// Reads a key's `stored × 2 + truncated` (and `total`) into `key.total`;
@@ -403,25 +414,159 @@ fn read_columns(cursor: &mut Cursor, keys: &mut [KeyPostings], stored: &[usize],
     Ok(())
 }
 
-/// Bytes one key adds to a decompressed block after `previous` (the same
-/// in both layouts: the same varints in another order). Its postings must
-/// be in (label, subject) order (FORMAT.md §12.3).
+/// Reads the columns of layout 3 (FORMAT.md §12.3) into `keys`, `stored[k]`
+/// postings for key `k`: label id deltas, subject codes (after a posting of
+/// the same key and label: the subject's increase; otherwise 0 for the
+/// subject of the label's latest posting in the block, or subject + 1), then
+/// a weight for each new subject and a length for each new label, the
+/// others taken from their first posting.
+fn read_columns_without_repeats(cursor: &mut Cursor, keys: &mut [KeyPostings], stored: &[usize]) -> Result<(), ColumnError> {
+    let mut labels = Vec::with_capacity(stored.iter().sum());
+    for (i, &count) in stored.iter().enumerate() {
+        let mut label: TermId = 0;
+        for _ in 0..count {
+            label = label.checked_add(cursor.varint()?).ok_or_else(|| ColumnError::Bad(format!("key {i}: label id overflows")))?;
+            labels.push((i, label));
+        }
+    }
+    // Per posting: its subject, and whether its subject and its label are new to the block.
+    let mut latest_subject: HashMap<TermId, TermId> = HashMap::new();
+    let mut weights: HashMap<TermId, u64> = HashMap::new();
+    let mut postings: Vec<(TermId, bool, bool)> = Vec::with_capacity(labels.len());
+    // The previous posting: (key, label, subject).
+    let mut previous: Option<(usize, TermId, TermId)> = None;
+    for &(i, label) in &labels {
+        let code = cursor.varint()?;
+        let subject = match previous {
+            // After a posting of the same key and label, the subject's increase.
+            Some((key, previous_label, previous_subject)) if key == i && previous_label == label => {
+                previous_subject.checked_add(code).filter(|_| code > 0).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label}'s subjects do not increase")))?
+            }
+            _ if code == 0 => *latest_subject.get(&label).ok_or_else(|| ColumnError::Bad(format!("key {i}: label {label} repeats a subject, but the block has no earlier posting of it")))?,
+            _ => code - 1,
+        };
+        previous = Some((i, label, subject));
+        let new_label = latest_subject.insert(label, subject).is_none();
+        let new_subject = !weights.contains_key(&subject);
+        if new_subject {
+            weights.insert(subject, 0);
+        }
+        postings.push((subject, new_subject, new_label));
+    }
+    for &(subject, new_subject, _) in &postings {
+        if new_subject {
+            weights.insert(subject, cursor.varint()?);
+        }
+    }
+    let mut lengths: HashMap<TermId, u64> = HashMap::new();
+    for (&(i, label), &(subject, _, new_label)) in labels.iter().zip(&postings) {
+        let length = if new_label {
+            let length = cursor.varint()?.checked_add(keys[i].characters()).ok_or_else(|| ColumnError::Bad(format!("key {i}: length overflows")))?;
+            lengths.insert(label, length);
+            length
+        } else {
+            lengths.get(&label).copied().unwrap_or_default()
+        };
+        let weight = weights.get(&subject).copied().unwrap_or_default();
+        keys[i].postings.push(Posting { subject, label, weight, length });
+    }
+    Ok(())
+}
+
+/// Writes a posting block in layout 3 (FORMAT.md §12.3) a key at a time,
+/// so that a writer can cut blocks at a decompressed size: the columns grow
+/// apart and [`BlockEncoder::finish`] joins them.
 #[cfg(feature = "write")]
-pub fn key_bytes(previous: &[u8], key: &KeyPostings) -> u64 {
-    let length = |value: u64| u64::from((64 - value.leading_zeros()).max(1).div_ceil(7));
-    let shared = shared_prefix(previous, &key.key) as u64;
-    let suffix = key.key.len() as u64 - shared;
-    let stored = key.postings.len() as u64;
-    let mut bytes = length(shared) + length(suffix) + suffix + length(stored << 1 | 1);
-    if !key.is_complete() {
-        bytes += length(key.total);
+#[derive(Default)]
+pub struct BlockEncoder {
+    key_count: u64,
+    previous_key: Vec<u8>,
+    /// The keys: bytes shared with the previous key, suffix lengths, suffixes.
+    shared: Vec<u8>,
+    suffix_lengths: Vec<u8>,
+    suffixes: Vec<u8>,
+    counts: Vec<u8>,
+    /// Label id deltas, subject codes, weights, lengths.
+    columns: [Vec<u8>; 4],
+    /// Each label's latest subject in the block (its presence: the label is not new).
+    latest_subject: HashMap<TermId, TermId>,
+    /// Subjects whose weight the block has given.
+    weighed: std::collections::HashSet<TermId>,
+}
+
+#[cfg(feature = "write")]
+impl BlockEncoder {
+    /// Adds a key, after the keys added so far (keys ascending); fails when
+    /// its postings are not in (label, subject) order or a posting's length
+    /// is below the key's characters, which no label holding its word has.
+    pub fn push(&mut self, key: &KeyPostings) -> std::io::Result<()> {
+        let characters = key.characters();
+        if key.postings.windows(2).any(|pair| (pair[0].label, pair[0].subject) >= (pair[1].label, pair[1].subject)) {
+            let key = String::from_utf8_lossy(&key.key);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("search key {key:?}: postings not in (label, subject) order")));
+        }
+        if let Some(posting) = key.postings.iter().find(|p| p.length < characters) {
+            let key = String::from_utf8_lossy(&key.key);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("search key {key:?}: label {} has length {}, below the key's {characters} characters", posting.label, posting.length)));
+        }
+        let shared = shared_prefix(&self.previous_key, &key.key);
+        varint::put(&mut self.shared, shared as u64);
+        varint::put(&mut self.suffix_lengths, (key.key.len() - shared) as u64);
+        self.suffixes.extend_from_slice(&key.key[shared..]);
+        self.previous_key.clone_from(&key.key);
+        self.key_count += 1;
+        varint::put(&mut self.counts, (key.postings.len() as u64) << 1 | u64::from(!key.is_complete()));
+        if !key.is_complete() {
+            varint::put(&mut self.counts, key.total);
+        }
+        let [labels, subjects, weights, lengths] = &mut self.columns;
+        let mut previous: Option<&Posting> = None;
+        for posting in &key.postings {
+            varint::put(labels, posting.label - previous.map_or(0, |p| p.label));
+            let latest = self.latest_subject.insert(posting.label, posting.subject);
+            let code = match previous {
+                Some(p) if p.label == posting.label => posting.subject - p.subject,
+                _ if latest == Some(posting.subject) => 0,
+                _ => posting.subject + 1,
+            };
+            varint::put(subjects, code);
+            if latest.is_none() {
+                varint::put(lengths, posting.length - characters);
+            }
+            if self.weighed.insert(posting.subject) {
+                varint::put(weights, posting.weight);
+            }
+            previous = Some(posting);
+        }
+        Ok(())
     }
-    let mut previous_label = 0;
-    for posting in &key.postings {
-        bytes += length(posting.label - previous_label) + length(posting.subject) + length(posting.weight) + length(posting.length);
-        previous_label = posting.label;
+
+    /// Decompressed bytes of the block so far.
+    pub fn len(&self) -> u64 {
+        let key_count = u64::from((64 - (self.key_count | 1).leading_zeros()).div_ceil(7));
+        let keys = self.shared.len() + self.suffix_lengths.len() + self.suffixes.len();
+        key_count + (keys + self.counts.len() + self.columns.iter().map(Vec::len).sum::<usize>()) as u64
     }
-    bytes
+
+    /// Whether no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.key_count == 0
+    }
+
+    /// Keys added.
+    pub fn key_count(&self) -> u64 {
+        self.key_count
+    }
+
+    /// The decompressed block.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() as usize);
+        varint::put(&mut out, self.key_count);
+        for column in [&self.shared, &self.suffix_lengths, &self.suffixes, &self.counts].into_iter().chain(&self.columns) {
+            out.extend_from_slice(column);
+        }
+        out
+    }
 }
 
 #[cfg(feature = "write")]
@@ -447,12 +592,15 @@ mod tests {
                 key(b"lindsay", 1, &[(5, 44, 0, 7)]),
             ],
         };
-        let raw = block.encode();
-        let decoded = PostingBlock::decode(&raw, 2, "SEARCH block 0", 0).unwrap();
+        let raw = block.encode().unwrap();
+        let decoded = PostingBlock::decode(&raw, 3, "SEARCH block 0", 0).unwrap();
         assert_eq!(decoded, block);
-        let mut previous: &[u8] = &[];
-        let measured: u64 = block.keys.iter().map(|k| (key_bytes(previous, k), previous = &k.key).0).sum();
-        assert_eq!(measured + 1, raw.len() as u64, "key_bytes measures what encode writes");
+        let mut encoder = BlockEncoder::default();
+        for key in &block.keys {
+            encoder.push(key).unwrap();
+        }
+        assert_eq!(encoder.len(), raw.len() as u64, "len measures what finish writes");
+        assert_eq!(encoder.finish(), raw);
         assert!(!decoded.keys[0].is_complete());
         assert_eq!(decoded.keys[1].prefix(), Some(&b"lin"[..]));
         assert_eq!(decoded.find(b"lindsay").unwrap().postings[0].subject, 5);
@@ -463,11 +611,11 @@ mod tests {
 
     #[test]
     fn block_rejects_keys_out_of_order() {
-        let mut raw = PostingBlock { keys: vec![key(b"b", 0, &[]), key(b"c", 0, &[])] }.encode();
+        let mut raw = PostingBlock { keys: vec![key(b"b", 0, &[]), key(b"c", 0, &[])] }.encode().unwrap();
         // The second key's suffix "c" becomes "a": below the first.
         let position = raw.iter().rposition(|&b| b == b'c').unwrap();
         raw[position] = b'a';
-        let error = PostingBlock::decode(&raw, 2, "SEARCH block 3", 99).unwrap_err();
+        let error = PostingBlock::decode(&raw, 3, "SEARCH block 3", 99).unwrap_err();
         assert_eq!(error.to_string(), "corrupt SEARCH block 3 at byte 99: key 1 is empty or out of order");
     }
 
@@ -478,12 +626,40 @@ mod tests {
         let layout1 = [&[2, 0, 7][..], b"lincoln", &[4, 0x28, 1, 7, 3, 9, 2, 7, 0x0C], &[3, 4], b"dsay", &[2, 0x2C, 5, 0, 7]].concat();
         assert_eq!(PostingBlock::decode(&layout1, 1, "SEARCH block 0", 0).unwrap(), block);
         let layout2 = [&[2, 0, 7][..], b"lincoln", &[3, 4], b"dsay", &[4, 2], &[0x28, 1, 0x2C], &[7, 3, 5], &[9, 2, 0], &[7, 0x0C, 7]].concat();
-        assert_eq!(block.encode(), layout2);
         assert_eq!(PostingBlock::decode(&layout2, 2, "SEARCH block 0", 0).unwrap(), block);
         // Counts that promise more postings than the block holds are refused before reading them.
         let mut short = layout2.clone();
         short.truncate(short.len() - 2);
         assert!(PostingBlock::decode(&short, 2, "SEARCH block 0", 0).is_err());
+    }
+
+    #[test]
+    fn the_spec_example_of_layout_3() {
+        // FORMAT.md §12.3: label 41 is "Lincoln Lindsay" (length 15), so `lindsay` lists (3, 41, 2, 15) too.
+        let block = PostingBlock { keys: vec![key(b"lincoln", 2, &[(7, 40, 9, 7), (3, 41, 2, 15)]), key(b"lindsay", 2, &[(3, 41, 2, 15), (5, 44, 0, 7)])] };
+        let layout3 = [&[2, 0, 3, 7, 4][..], b"lincoln", b"dsay", &[4, 4], &[0x28, 1, 0x29, 3], &[8, 4, 0, 6], &[9, 2, 0], &[0, 8, 0]].concat();
+        assert_eq!(block.encode().unwrap(), layout3);
+        assert_eq!(PostingBlock::decode(&layout3, 3, "SEARCH block 0", 0).unwrap(), block);
+        let layout2 = [&[2, 0, 7][..], b"lincoln", &[3, 4], b"dsay", &[4, 4], &[0x28, 1, 0x29, 3], &[7, 3, 3, 5], &[9, 2, 2, 0], &[7, 0x0F, 0x0F, 7]].concat();
+        assert_eq!(PostingBlock::decode(&layout2, 2, "SEARCH block 0", 0).unwrap(), block);
+        // A repeated subject (0) for a label the block has not listed before.
+        let mut orphan = layout3.clone();
+        orphan[20] = 0x2A;
+        let error = PostingBlock::decode(&orphan, 3, "SEARCH block 0", 5).unwrap_err();
+        assert_eq!(error.to_string(), "corrupt SEARCH block 0 at byte 5: key 1: label 42 repeats a subject, but the block has no earlier posting of it");
+        // A writer cannot store a length below its key's characters.
+        let short = PostingBlock { keys: vec![key(b"lincoln", 1, &[(7, 40, 9, 6)])] };
+        assert!(short.encode().unwrap_err().to_string().contains("below the key's 7 characters"));
+        // A label with several subjects in one key: the later ones as increases (3 + 1, then 7 - 3).
+        let shared = PostingBlock { keys: vec![key(b"tile", 2, &[(3, 40, 1, 4), (7, 40, 2, 4)])] };
+        let raw = shared.encode().unwrap();
+        assert_eq!(raw, [&[1, 0, 4][..], b"tile", &[4], &[0x28, 0], &[4, 4], &[1, 2], &[0]].concat());
+        assert_eq!(PostingBlock::decode(&raw, 3, "SEARCH block 0", 0).unwrap(), shared);
+        let mut flat = raw.clone();
+        flat[11] = 0;
+        assert_eq!(PostingBlock::decode(&flat, 3, "SEARCH block 0", 0).unwrap_err().to_string(), "corrupt SEARCH block 0 at byte 0: key 0: label 40's subjects do not increase");
+        // Characters: continuation bytes and a prefix list's mark are not counted.
+        assert_eq!(key("ελ\0".as_bytes(), 0, &[]).characters(), 2);
     }
 
     #[test]

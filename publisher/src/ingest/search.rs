@@ -8,7 +8,7 @@ use super::readback::{TempDictionary, TempQuads};
 use super::sort::{ExternalSorter, read_record, write_record};
 use anyhow::{Context, Result};
 use rete_core::format::block;
-use rete_core::format::search::{KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, PostingBlock, SEARCH_VERSION, SearchBlockEntry, SearchRoot, key_bytes};
+use rete_core::format::search::{BlockEncoder, KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, SEARCH_VERSION, SearchBlockEntry, SearchRoot};
 use rete_core::format::write::SectionSummary;
 use rete_core::search::normalize;
 use rete_core::{ByteRange, TermId};
@@ -35,6 +35,12 @@ pub const PREFIX_LIST_LENGTH: usize = 100;
 /// Posting blocks are cut at this many decompressed bytes, or larger ones
 /// when there would be more than [`MAX_BLOCKS`] (FORMAT.md §12.6).
 const BLOCK_TARGET_BYTES: u64 = 32 << 10;
+/// An index estimated at most this large (a vocabulary, say) is cut at
+/// [`SMALL_INDEX_BLOCK_BYTES`] instead, into at most about 4 blocks: a label's
+/// words then mostly share a block, which gives the label's subject, weight
+/// and length once (layout 3); a search still reads one or two blocks.
+const SMALL_INDEX_BYTES: u64 = 512 << 10;
+const SMALL_INDEX_BLOCK_BYTES: u64 = 128 << 10;
 /// The root names at most about this many blocks, so it stays a few KiB.
 const MAX_BLOCKS: u64 = 512;
 /// Bytes a posting takes in a block, about (four varints; for the estimates).
@@ -135,7 +141,7 @@ fn build(inputs: &mut SearchInputs, extra: &[String], dir: &Path, memory_bytes: 
     let order = words.sorted();
     let sorted = sort_postings(labelled.records, &order.rank, dir, memory_bytes)?;
     let total_bytes: u64 = order.words.iter().map(|w| w.text.len() as u64 + 8 + w.postings * POSTING_BYTES).sum();
-    let target = BLOCK_TARGET_BYTES.max(total_bytes / MAX_BLOCKS);
+    let target = if total_bytes <= SMALL_INDEX_BYTES { SMALL_INDEX_BLOCK_BYTES } else { BLOCK_TARGET_BYTES.max(total_bytes / MAX_BLOCKS) };
     let max_key_postings = (target / POSTING_BYTES) as usize;
     let hot = hot_prefixes(&order.words, target, max_key_postings);
     let lists = prefix_lists(&sorted, &order.words, &hot)?;
@@ -431,9 +437,9 @@ fn prefix_lists(sorted: &File, words: &[Word], hot: &HashSet<String>) -> Result<
 /// Posting blocks being cut and written to the SEARCH BLOCKS file.
 struct BlockCutter {
     target: u64,
-    keys: Vec<KeyPostings>,
-    /// Decompressed bytes of `keys` as a block.
-    bytes: u64,
+    /// The block being filled, and its first key.
+    block: BlockEncoder,
+    head: Vec<u8>,
     writer: BufWriter<File>,
     hasher: Xxh3,
     length: u64,
@@ -442,26 +448,30 @@ struct BlockCutter {
 
 impl BlockCutter {
     fn add(&mut self, key: KeyPostings) -> Result<()> {
-        self.bytes += key_bytes(self.keys.last().map_or(&[], |k| k.key.as_slice()), &key);
-        self.keys.push(key);
-        if self.bytes >= self.target {
+        if self.block.is_empty() {
+            self.head.clone_from(&key.key);
+        }
+        self.block.push(&key)?;
+        if self.block.len() >= self.target {
             self.cut()?;
         }
         Ok(())
     }
 
-    /// Writes the keys so far as one block (FORMAT.md §12.3, layout 2), with
+    /// Writes the keys so far as one block (FORMAT.md §12.3, layout 3), with
     /// zstd's block splitter (§12.6).
     fn cut(&mut self) -> Result<()> {
-        let Some(head) = self.keys.first().map(|k| k.key.clone()) else { return Ok(()) };
-        let block = PostingBlock { keys: std::mem::take(&mut self.keys) };
-        let sealed = block::seal_split(&block.encode())?;
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let block = std::mem::take(&mut self.block);
+        let key_count = block.key_count();
+        let sealed = block::seal_split(&block.finish())?;
         self.writer.write_all(&sealed)?;
         self.hasher.update(&sealed);
         let range = ByteRange { offset: self.length, length: sealed.len() as u64 };
         self.length += range.length;
-        self.entries.push(SearchBlockEntry { range, key_count: block.keys.len() as u64, head });
-        self.bytes = 0;
+        self.entries.push(SearchBlockEntry { range, key_count, head: std::mem::take(&mut self.head) });
         Ok(())
     }
 }
@@ -472,8 +482,8 @@ impl BlockCutter {
 fn write_blocks(sorted: &File, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyPostings>, target: u64, max_key_postings: usize, dir: &Path) -> Result<(Vec<SearchBlockEntry>, (File, SectionSummary))> {
     let mut cutter = BlockCutter {
         target,
-        keys: Vec::new(),
-        bytes: 0,
+        block: BlockEncoder::default(),
+        head: Vec::new(),
         writer: BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?),
         hasher: Xxh3::new(),
         length: 0,
