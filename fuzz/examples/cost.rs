@@ -13,7 +13,7 @@ use std::path::PathBuf;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(target), Some(dir)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: cost TARGET DIR [ROUNDS]   (TARGET: read_file, query_damaged, build_input, request)");
+        eprintln!("usage: cost TARGET DIR [ROUNDS] [SLOWEST]   (TARGET: read_file, query_damaged, build_input, request)");
         std::process::exit(2);
     };
     let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
