@@ -106,7 +106,6 @@ impl TreeHead for Vec<u8> {
         }
     }
 
-
     fn place(entry: &Entry<Self>) -> Place {
         Place::Dictionary(entry.clone())
     }
@@ -127,7 +126,6 @@ impl TreeHead for Key {
             _ => None,
         }
     }
-
 
     fn place(entry: &Entry<Self>) -> Place {
         Place::Permutation(entry.clone())
