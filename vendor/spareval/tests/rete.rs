@@ -307,7 +307,7 @@ fn triple_terms_with_free_parts_are_narrowed_by_the_dataset() {
 /// STRLEN from its terms without building values (as rete does from encoded terms), and counts
 /// the values it builds.
 mod term_functions {
-    use oxrdf::vocab::{rdf, xsd};
+    use oxrdf::vocab::xsd;
     use oxrdf::{Quad, Term};
     use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
     use std::cell::Cell;
@@ -371,11 +371,7 @@ mod term_functions {
                 (TermFunction::IsBlank, _) => value(term.is_blank_node().into()),
                 (TermFunction::IsLiteral, _) => value(literal.is_some().into()),
                 (TermFunction::Lang, Some(literal)) => value(ExpressionTerm::StringLiteral(literal.language().unwrap_or("").into())),
-                (TermFunction::Datatype, Some(literal)) => value(ExpressionTerm::NamedNode(match (literal.language(), literal.datatype()) {
-                    (Some(_), datatype) if datatype == rdf::DIR_LANG_STRING => rdf::DIR_LANG_STRING.into_owned(),
-                    (Some(_), _) => rdf::LANG_STRING.into_owned(),
-                    (None, datatype) => datatype.into_owned(),
-                })),
+                (TermFunction::Datatype, Some(literal)) => value(ExpressionTerm::NamedNode(literal.datatype().into_owned())),
                 (TermFunction::StrLen, Some(literal)) if literal.datatype() == xsd::STRING || literal.language().is_some() => {
                     value(ExpressionTerm::IntegerLiteral((literal.value().chars().count() as i64).into()))
                 }
