@@ -21,13 +21,13 @@ const STATEMENTS: usize = 1200;
 
 /// The datasets and, for each, the directory its second file is built with:
 /// (quads per permutation block, entries per node and root). 1,200
-/// statements make 19, 75 and 150 blocks per permutation (and 204–245
+/// statements make 19, 75 and 75 blocks per permutation (and 204–245
 /// dictionary blocks), so permutation directories of depth 1, 2 and 3, and
-/// 51, 102 and 388 nodes in all (`tests/replay.rs` checks the depths).
+/// 51, 102 and 342 nodes in all (`tests/replay.rs` checks the depths).
 const DATASETS: [(&str, &str, BlockLayout); 3] = [
     ("schema-org", "schema-org.nt", BlockLayout { block_quads: Some(64), node_entries: Some(8) }),
     ("qudt", "qudt.trig", BlockLayout { block_quads: Some(16), node_entries: Some(8) }),
-    ("dbpedia-ontology", "dbpedia-ontology.ttl", BlockLayout { block_quads: Some(8), node_entries: Some(4) }),
+    ("dbpedia-ontology", "dbpedia-ontology.ttl", BlockLayout { block_quads: Some(16), node_entries: Some(3) }),
 ];
 
 /// A base file: its name, bytes and queries.

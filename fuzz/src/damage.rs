@@ -207,8 +207,10 @@ struct Parts {
     index_frame: Option<Vec<u8>>,
     /// Decompressed INDEX when a mutation edited it (else encoded from the trees).
     index_raw: Option<Vec<u8>>,
-    /// Sealed blocks: dictionary blocks, then each permutation's.
-    blocks: Vec<Vec<u8>>,
+    /// Sealed blocks: dictionary blocks, then each permutation's (shared
+    /// with the base file until a mutation changes one: a file with a
+    /// directory has a thousand small ones).
+    blocks: Vec<Arc<Vec<u8>>>,
     /// Compressed CARD and SUMMARY.
     card: Vec<u8>,
     summary: Option<Vec<u8>>,
@@ -305,7 +307,7 @@ impl Parts {
                 if raw == before {
                     return;
                 }
-                self.blocks[n] = seal(&raw);
+                self.blocks[n] = Arc::new(seal(&raw));
                 self.index_frame = None;
                 if *resync {
                     let Some((t, leaf)) = self.find(n, |t| t.leaves()) else { return };
@@ -321,7 +323,7 @@ impl Parts {
                     let Some((t, m)) = self.find(n - self.blocks.len(), |t| t.node_count()) else { return };
                     on_tree!(self, t, |tree| tree.edit_sealed_node(m, edit));
                 } else {
-                    edit_sealed(&mut self.blocks[n], edit);
+                    edit_sealed(Arc::make_mut(&mut self.blocks[n]), edit);
                 }
                 self.index_frame = None;
             }
@@ -435,8 +437,8 @@ impl Parts {
             next = end;
         }
         let summarize = |bytes: &[u8], items: usize| SectionSummary { length: bytes.len() as u64, item_count: items as u64, checksum: xxh3_64(bytes) };
-        let dictionary_bytes = self.blocks[..dictionary_blocks].concat();
-        let permutation_bytes: Vec<Vec<u8>> = permutation_blocks.iter().map(|blocks| blocks.concat()).collect();
+        let dictionary_bytes = concat(&self.blocks[..dictionary_blocks]);
+        let permutation_bytes: Vec<Vec<u8>> = permutation_blocks.iter().map(|blocks| concat(blocks)).collect();
         let mut permutation_summaries = [SectionSummary::default(); 6];
         for (p, bytes) in permutation_bytes.iter().enumerate() {
             permutation_summaries[p] = summarize(bytes, permutation_blocks[p].len());
@@ -481,7 +483,8 @@ impl Parts {
 /// root alone.
 #[derive(Clone)]
 struct Tree<H> {
-    nodes: Vec<Vec<Node<H>>>,
+    /// Shared with the base file until a mutation changes one.
+    nodes: Arc<Vec<Vec<Node<H>>>>,
     root: Body<H>,
 }
 
@@ -493,11 +496,15 @@ struct Node<H> {
     /// How many children it had in the base file: where its children are
     /// among those of its level, whatever an edit made of it.
     children: usize,
+    /// Where its children are in `raw` (relative to their section).
+    ranges: Vec<ByteRange>,
     /// The decompressed bytes `sealed` holds.
     raw: Vec<u8>,
     sealed: Vec<u8>,
     /// Edited as bytes: written as it is, not encoded again from `body`.
     edited: bool,
+    /// `body` changed since `raw` was encoded.
+    changed: bool,
 }
 
 /// What [`Parts`] numbers in a directory, whatever its heads.
@@ -554,38 +561,49 @@ impl Damageable for Key {
 impl<H: Damageable> Tree<H> {
     /// Reads the nodes under `root` from `file` and appends the sealed
     /// blocks under it to `blocks`.
-    fn take_apart(root: &Body<H>, file: &[u8], directory: Option<ByteRange>, section: ByteRange, blocks: &mut Vec<Vec<u8>>) -> Self {
+    fn take_apart(root: &Body<H>, file: &[u8], directory: Option<ByteRange>, section: ByteRange, blocks: &mut Vec<Arc<Vec<u8>>>) -> Self {
         let bytes = |range: ByteRange| file[range.offset as usize..range.end() as usize].to_vec();
         let mut levels = Vec::new();
         let mut above = root.entries.clone();
         for level in (0..root.level).rev() {
             let children = if level == 0 { section } else { directory.unwrap_or_else(|| panic!("a tree without DIRECTORY")) };
+            let relative = |e: &Entry<H>| ByteRange { offset: e.range.offset - children.offset, length: e.range.length };
             let nodes: Vec<Node<H>> = above
                 .iter()
                 .map(|entry| {
                     let sealed = bytes(entry.range);
                     let raw = block::open(&sealed, &String::new, 0).unwrap_or_else(|e| panic!("base file node: {e}"));
                     let body = decode_node(&raw, level, entry, children).unwrap_or_else(|e| panic!("base file node: {e}"));
-                    Node { children: body.entries.len(), body, raw, sealed, edited: false }
+                    Node { children: body.entries.len(), ranges: body.entries.iter().map(relative).collect(), body, raw, sealed, edited: false, changed: false }
                 })
                 .collect();
             above = nodes.iter().flat_map(|n| n.body.entries.iter().cloned()).collect();
             levels.push(nodes);
         }
         levels.reverse();
-        blocks.extend(above.iter().map(|e| bytes(e.range)));
-        Self { nodes: levels, root: root.clone() }
+        blocks.extend(above.iter().map(|e| Arc::new(bytes(e.range))));
+        Self { nodes: Arc::new(levels), root: root.clone() }
     }
 
     fn depth(&self) -> usize {
         self.nodes.len()
     }
 
+    fn body(&self, level: usize, k: usize) -> Option<&Body<H>> {
+        if level == self.depth() {
+            return (k == 0).then_some(&self.root);
+        }
+        self.nodes.get(level)?.get(k).map(|n| &n.body)
+    }
+
+    /// A body to change (a node's is then encoded again).
     fn body_mut(&mut self, level: usize, k: usize) -> Option<&mut Body<H>> {
         if level == self.depth() {
             return (k == 0).then_some(&mut self.root);
         }
-        self.nodes.get_mut(level)?.get_mut(k).map(|n| &mut n.body)
+        let node = Arc::make_mut(&mut self.nodes).get_mut(level)?.get_mut(k)?;
+        node.changed = true;
+        Some(&mut node.body)
     }
 
     /// Which body of `level` lists child `c` of the level below (a block
@@ -617,7 +635,7 @@ impl<H: Damageable> Tree<H> {
     /// parent (FORMAT.md §4.3).
     fn propagate(&mut self, mut level: usize, mut k: usize) {
         while level < self.depth() {
-            let Some(body) = self.body_mut(level, k) else { return };
+            let Some(body) = self.body(level, k) else { return };
             let Some(items) = body.entries.iter().try_fold(0u64, |sum, e| sum.checked_add(e.item_count)) else { return };
             let Some(blocks) = body.entries.iter().try_fold(0usize, |sum, e| sum.checked_add(e.block_count)) else { return };
             let Some(head) = body.entries.first().map(|e| e.head.clone()) else { return };
@@ -659,7 +677,7 @@ impl<H: Damageable> Tree<H> {
     /// Whether anything changed.
     fn edit_node(&mut self, m: usize, edit: &Edit, resync: bool) -> bool {
         let Some((level, k)) = self.position(m) else { return false };
-        let node = &mut self.nodes[level][k];
+        let node = &mut Arc::make_mut(&mut self.nodes)[level][k];
         let mut raw = node.raw.clone();
         edit.apply(&mut raw);
         if raw == node.raw {
@@ -679,7 +697,7 @@ impl<H: Damageable> Tree<H> {
     /// Edits node `m`'s compressed bytes (its checksum trailer recomputed).
     fn edit_sealed_node(&mut self, m: usize, edit: &Edit) {
         let Some((level, k)) = self.position(m) else { return };
-        let node = &mut self.nodes[level][k];
+        let node = &mut Arc::make_mut(&mut self.nodes)[level][k];
         edit_sealed(&mut node.sealed, edit);
         node.edited = true;
     }
@@ -698,7 +716,7 @@ impl<H: Damageable> Tree<H> {
     /// `directory`, each level's after the one below, with ranges from the
     /// children's actual lengths, and returns the root. A node no edit
     /// changed keeps its writer's bytes.
-    fn lay_out(&self, blocks: &[Vec<u8>], directory: &mut Vec<u8>, nodes: &mut usize) -> Body<H> {
+    fn lay_out(&self, blocks: &[Arc<Vec<u8>>], directory: &mut Vec<u8>, nodes: &mut usize) -> Body<H> {
         let mut offset = 0;
         let mut children: Vec<ByteRange> = blocks
             .iter()
@@ -708,14 +726,14 @@ impl<H: Damageable> Tree<H> {
                 range
             })
             .collect();
-        for level in &self.nodes {
+        for level in self.nodes.iter() {
             let mut placed = Vec::with_capacity(level.len());
             let mut first = 0;
             for node in level {
                 let mine = children.get(first..first + node.children).unwrap_or_default();
                 first += node.children;
                 let fresh;
-                let sealed = if node.edited {
+                let sealed = if node.edited || (!node.changed && mine == node.ranges) {
                     &node.sealed
                 } else {
                     let raw = encode_node(&place(&node.body, mine), 0);
@@ -773,6 +791,15 @@ fn decode_any_node<H: Head>(raw: &[u8], level: usize) -> Option<Body<H>> {
     let place = DirectoryPlace { section: ByteRange { offset: 0, length: u64::MAX }, first_item: 0, first_block: 0 };
     let body = Body::decode(&mut cursor, level as u8, place, Layout::Tree, MAX_NODE_ENTRIES, &mut 0, u64::MAX).ok()?;
     (!body.entries.is_empty()).then_some(body)
+}
+
+/// The sealed blocks of a section, one after the other.
+fn concat(blocks: &[Arc<Vec<u8>>]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(blocks.iter().map(|b| b.len()).sum());
+    for block in blocks {
+        bytes.extend_from_slice(block);
+    }
+    bytes
 }
 
 /// Edits a sealed block's or node's compressed bytes and recomputes its checksum trailer.
