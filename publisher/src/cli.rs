@@ -409,6 +409,9 @@ pub struct BuildArgs {
     pub lenient: bool,
     /// Directory for temporary files (default: the output's directory; for
     /// `publish` without --output, the system's).
+    ///
+    /// They are compressed and released as soon as read: allow about twice
+    /// the output's size (1.1–1.6× measured, docs/BENCHMARK.md "Scale").
     #[arg(long)]
     pub temp_dir: Option<PathBuf>,
     /// Quads per permutation block, fixed (tests and benchmarks; default: by size, FORMAT.md §8).
