@@ -8,7 +8,7 @@
 //! and decoded blocks by core.
 
 use crate::config::Config;
-use crate::datasets::{self, Dataset};
+use crate::datasets::{self, Dataset, SeenHere};
 use crate::edge_cache::{self, EdgeCache};
 use crate::host::Clock;
 use crate::http::Ctx;
@@ -120,6 +120,9 @@ impl Session {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));
         }
         self.read_bytes += plan.bytes();
+        if self.dataset.seen_here == SeenHere::Unasked {
+            self.dataset.seen_here = datasets::ask_seen_here(&self.cache, &self.usage, &self.dataset, plan.ranges.len() as u64).await;
+        }
         let served = self.feed_from_cache(plan).await?;
         let rest = plan.without(|range| served.contains(&range));
         if rest.ranges.is_empty() {
@@ -151,12 +154,12 @@ impl Session {
 
     /// Feeds what the Cache API holds of a round's blocks and sections (as
     /// many as the subrequests left for the cache allow, leaving enough for
-    /// the round's R2 reads; none when the location has not seen the file);
-    /// returns the ranges it served. An entry that fails its check is left
-    /// to R2.
+    /// the round's R2 reads; none when the location has not seen the file,
+    /// which the first round asks when not known yet); returns the ranges it
+    /// served. An entry that fails its check is left to R2.
     async fn feed_from_cache(&self, plan: &FetchPlan) -> Result<HashSet<ByteRange>, HttpError> {
         let mut served = HashSet::new();
-        if self.dataset.unseen_here {
+        if self.dataset.seen_here != SeenHere::Yes {
             return Ok(served);
         }
         let store = self.store();
