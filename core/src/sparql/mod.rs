@@ -24,6 +24,7 @@ mod error;
 mod extensions;
 mod graph_scope;
 mod memo;
+mod term_functions;
 mod tokens;
 #[cfg(all(test, feature = "write"))]
 pub(crate) mod tests;
