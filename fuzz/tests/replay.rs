@@ -64,6 +64,9 @@ fn build_input_reports_files_and_error_positions() {
     assert_eq!(rete_fuzz::build_input(ttl), Built::File { quads: 3 });
     assert_eq!(rete_fuzz::build_input(b"\x00<http://a/s> <http://a/p> \"x\" .\n<http://a/s> <http://a/p> \"y .\n"), Built::Rejected { line: 2, column: 27 });
     assert_eq!(rete_fuzz::build_input(b"\x10not gzip at all"), Built::Failed);
+    // With a directory of tiny nodes (first-byte bit 5): 40 quads in 4-quad blocks.
+    let many: String = (0..40).map(|i| format!("<http://a/s{i}> <http://a/p{}> \"{i}\" .\n", i % 3)).collect();
+    assert_eq!(rete_fuzz::build_input(&[b"\x20", many.as_bytes()].concat()), Built::File { quads: 40 });
     assert_eq!(rete_fuzz::build_input(b""), Built::Nothing);
 }
 
