@@ -25,6 +25,7 @@ mod extensions;
 mod graph_scope;
 mod memo;
 mod tokens;
+mod value_ranges;
 #[cfg(all(test, feature = "write"))]
 pub(crate) mod tests;
 
@@ -106,7 +107,9 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     // names no graphs of its own (no FROM, FROM NAMED or protocol graphs)
     // sees every graph as its default graph.
     let union = store.header().union_default_graph() && prepared.dataset().is_default_dataset();
-    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union)) {
+    // Range FILTERs on numbers and dates read only their range (FORMAT.md §5.1.1).
+    let object_ranges = if store.header().literal_order() == crate::format::term::LiteralOrder::Value { value_ranges::object_ranges(&query) } else { Vec::new() };
+    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union).with_object_ranges(object_ranges)) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
         Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
