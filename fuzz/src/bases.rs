@@ -1,12 +1,16 @@
 //! The real files `query_damaged` damages: the first few thousand statements
 //! of each dataset in `examples/` (so that every file has several blocks
 //! per section, literals, blank nodes, and for qudt named graphs), built by
-//! the real `rete build`, with queries about their own terms.
+//! the real `rete build`, with queries about their own terms. Each is built
+//! twice: flat (FORMAT.md §4.1, as every file below 8 M quads is) and with a
+//! directory of small nodes (§4.3, as `rete build --block-quads N
+//! --node-entries N` writes one), of depth 1, 2 and 3 for the three
+//! datasets, so that damage reaches the nodes and the walks through them.
 
 use oxrdf::Term;
 use oxrdfio::{RdfFormat, RdfParser, RdfSerializer};
 use rete_core::{QuadPattern, Store};
-use rete_publisher::ingest::build::{BuildOptions, build};
+use rete_publisher::ingest::build::{BlockLayout, BuildOptions, build};
 use rete_publisher::ingest::input::Input;
 use std::path::{Path, PathBuf};
 
@@ -15,9 +19,22 @@ use std::path::{Path, PathBuf};
 /// costs a millisecond or so.
 const STATEMENTS: usize = 1200;
 
+/// The datasets and, for each, the directory its second file is built with:
+/// (quads per permutation block, entries per node and root). 1,200
+/// statements make 19, 75 and 75 blocks per permutation (and 204–245
+/// dictionary blocks), so permutation directories of depth 1, 2 and 3, and
+/// 51, 102 and 342 nodes in all (`tests/replay.rs` checks the depths).
+const DATASETS: [(&str, &str, BlockLayout); 3] = [
+    ("schema-org", "schema-org.nt", BlockLayout { block_quads: Some(64), node_entries: Some(8) }),
+    ("qudt", "qudt.trig", BlockLayout { block_quads: Some(16), node_entries: Some(8) }),
+    ("dbpedia-ontology", "dbpedia-ontology.ttl", BlockLayout { block_quads: Some(16), node_entries: Some(3) }),
+];
+
 /// A base file: its name, bytes and queries.
 pub struct BaseFile {
     pub name: &'static str,
+    /// Built with a directory (FORMAT.md §4.3) rather than flat.
+    pub directory: bool,
     pub file: Vec<u8>,
     pub queries: Vec<String>,
 }
@@ -27,22 +44,31 @@ pub fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
 }
 
-/// Builds the base files (a second or so, once per process).
+/// Builds the base files (a second or so, once per process): the three
+/// with a directory, then the three flat ones, each dataset in the same
+/// place, so that `query_damaged`'s `base % 6` keeps the dataset `base % 3`
+/// picked before directories came (and the regression inputs found on flat
+/// files, `base` 105 and 214, stay on flat files).
 pub fn base_files() -> Vec<BaseFile> {
     let temp = tempfile::tempdir().unwrap_or_else(|e| panic!("no temporary directory: {e}"));
-    [("schema-org", "schema-org.nt"), ("qudt", "qudt.trig"), ("dbpedia-ontology", "dbpedia-ontology.ttl")]
-        .into_iter()
-        .map(|(name, data)| {
-            let file = build_slice(&examples_dir().join(name).join(data), temp.path());
+    let mut flat = Vec::new();
+    let mut with_directory = Vec::new();
+    for (name, data, blocks) in DATASETS {
+        let slice = write_slice(&examples_dir().join(name).join(data), temp.path());
+        for (directory, blocks) in [(false, BlockLayout::default()), (true, blocks)] {
+            let file = build_slice(&slice, blocks, temp.path());
             let mut queries = term_queries(&file);
             queries.extend(example_queries(name));
-            BaseFile { name, file, queries }
-        })
-        .collect()
+            let base = BaseFile { name, directory, file, queries };
+            if directory { with_directory.push(base) } else { flat.push(base) }
+        }
+    }
+    with_directory.extend(flat);
+    with_directory
 }
 
-/// Builds a `.rete` of the first [`STATEMENTS`] statements of `data`.
-fn build_slice(data: &Path, dir: &Path) -> Vec<u8> {
+/// Writes the first [`STATEMENTS`] statements of `data` as N-Quads into `dir`.
+fn write_slice(data: &Path, dir: &Path) -> PathBuf {
     let format = RdfFormat::from_extension(data.extension().and_then(|e| e.to_str()).unwrap_or_default()).unwrap_or(RdfFormat::NTriples);
     let text = std::fs::read(data).unwrap_or_else(|e| panic!("cannot read {}: {e}", data.display()));
     let mut nquads = RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new());
@@ -52,9 +78,14 @@ fn build_slice(data: &Path, dir: &Path) -> Vec<u8> {
     }
     let input = dir.join("slice.nq");
     std::fs::write(&input, nquads.finish().unwrap_or_else(|e| panic!("{e}"))).unwrap_or_else(|e| panic!("{e}"));
+    input
+}
+
+/// Builds a `.rete` of the N-Quads file `input` with the given block layout.
+fn build_slice(input: &Path, blocks: BlockLayout, dir: &Path) -> Vec<u8> {
     let output = dir.join("slice.rete");
     let options = BuildOptions {
-        inputs: vec![Input::new(&input, Some(RdfFormat::NQuads)).unwrap_or_else(|e| panic!("{e}"))],
+        inputs: vec![Input::new(input, Some(RdfFormat::NQuads)).unwrap_or_else(|e| panic!("{e}"))],
         output: output.clone(),
         memory_bytes: 64 << 20,
         lenient: false,
@@ -62,9 +93,9 @@ fn build_slice(data: &Path, dir: &Path) -> Vec<u8> {
         progress: false,
         metadata: Default::default(),
         pyramid: true,
-        blocks: Default::default(),
+        blocks,
     };
-    build(&options).unwrap_or_else(|e| panic!("cannot build a slice of {}: {e:#}", data.display()));
+    build(&options).unwrap_or_else(|e| panic!("cannot build {} ({blocks:?}): {e:#}", input.display()));
     std::fs::read(&output).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -39,11 +39,12 @@ fn request_regressions() {
     replay("request", rete_fuzz::request);
 }
 
-/// The base files come apart and go back together byte for byte, so an
-/// input without mutations queries the real file (and must succeed).
+/// The base files (with a directory of depth 1–3, and flat) come apart and
+/// go back together byte for byte, so an input without mutations queries
+/// the real file (and must succeed).
 #[test]
 fn undamaged_base_files_answer_every_query() {
-    for base in 0..3u8 {
+    for base in 0..6u8 {
         for query in 0..40u8 {
             rete_fuzz::query(rete_fuzz::Damage { base, mutations: Vec::new(), queries: vec![query] });
         }
@@ -64,4 +65,24 @@ fn build_input_reports_files_and_error_positions() {
     assert_eq!(rete_fuzz::build_input(b"\x00<http://a/s> <http://a/p> \"x\" .\n<http://a/s> <http://a/p> \"y .\n"), Built::Rejected { line: 2, column: 27 });
     assert_eq!(rete_fuzz::build_input(b"\x10not gzip at all"), Built::Failed);
     assert_eq!(rete_fuzz::build_input(b""), Built::Nothing);
+}
+
+/// `query_damaged`'s first three base files have a directory of depth 1, 2
+/// and 3 in every permutation (and a dictionary directory), so that damaged
+/// nodes are reached at every level a reader accepts; the last three are flat.
+#[test]
+fn base_files_have_directories_of_depth_1_to_3() {
+    use rete_core::Permutation;
+    use rete_core::read::Directory;
+    let depths: Vec<(u8, u8)> = rete_fuzz::base_files()
+        .iter()
+        .map(|base| {
+            let store = rete_core::Store::open(&base.file[..], 0).unwrap_or_else(|e| panic!("{}: {e}", base.name));
+            let permutations = Permutation::ALL.map(|p| store.depth(Directory::Permutation(p)));
+            assert!(permutations.iter().all(|&d| d == permutations[0]), "{}: permutation depths {permutations:?}", base.name);
+            (store.depth(Directory::Dictionary), permutations[0])
+        })
+        .collect();
+    assert_eq!(depths.iter().map(|d| d.1).collect::<Vec<_>>(), [1, 2, 3, 0, 0, 0], "dictionary and permutation depths: {depths:?}");
+    assert!(depths[..3].iter().all(|d| d.0 >= 1), "dictionary depths: {depths:?}");
 }

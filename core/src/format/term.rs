@@ -248,6 +248,103 @@ pub fn decode_term(bytes: &[u8]) -> Result<Term, FormatError> {
     decode_nested(bytes, 0).map_err(|reason| FormatError::corrupt("term", 0, format!("{reason} in {:?}", preview(bytes))))
 }
 
+/// A term's kind, from the first byte of its encoded form (FORMAT.md §5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermKind {
+    /// 0x01.
+    Iri,
+    /// 0x02.
+    BlankNode,
+    /// 0x03–0x05, and the value-ordered 0x07–0x09 (§5.1.1).
+    Literal,
+    /// 0x06.
+    TripleTerm,
+}
+
+/// The parts of an encoded literal as stored, without decoding its text:
+/// for answers that need one part (LANG, DATATYPE, STRLEN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiteralParts<'a> {
+    /// Kind 0x03, `xsd:string`.
+    Simple {
+        /// The lexical form's bytes (UTF-8 unchecked).
+        lexical: &'a [u8],
+    },
+    /// Kind 0x04.
+    Language {
+        /// The tag, without its `--ltr`/`--rtl` suffix.
+        language: &'a str,
+        /// The base direction that suffix gives.
+        direction: Option<BaseDirection>,
+        /// The lexical form's bytes (UTF-8 unchecked).
+        lexical: &'a [u8],
+    },
+    /// Kind 0x05, or a value-ordered kind (0x07–0x09, its key skipped).
+    Typed {
+        /// The datatype IRI.
+        datatype: &'a str,
+        /// The lexical form's bytes (UTF-8 unchecked).
+        lexical: &'a [u8],
+    },
+}
+
+/// The kind of an encoded term.
+pub fn encoded_kind(bytes: &[u8]) -> Result<TermKind, FormatError> {
+    Ok(match bytes.first() {
+        Some(&IRI) => TermKind::Iri,
+        Some(&BLANK_NODE) => TermKind::BlankNode,
+        Some(&(SIMPLE_LITERAL | LANGUAGE_LITERAL | TYPED_LITERAL | NUMBER | DATE_TIME | DATE)) => TermKind::Literal,
+        Some(&TRIPLE_TERM) => TermKind::TripleTerm,
+        Some(_) => return Err(corrupt_term(bytes, "unknown term kind")),
+        None => return Err(corrupt_term(bytes, "empty term")),
+    })
+}
+
+/// The parts of an encoded literal (`None` for another kind of term),
+/// checked as [`decode_term`] checks them except the lexical form's UTF-8,
+/// which is left to whoever reads it.
+pub fn literal_parts(bytes: &[u8]) -> Result<Option<LiteralParts<'_>>, FormatError> {
+    let Some((&kind, rest)) = bytes.split_first() else { return Err(corrupt_term(bytes, "empty term")) };
+    // §5.1.1: a value-ordered literal is kind 0x05 after its key.
+    let (kind, rest) = match key_length(kind) {
+        Some(length) => (TYPED_LITERAL, rest.get(length..).ok_or_else(|| corrupt_term(bytes, "value-ordered literal shorter than its key"))?),
+        None => (kind, rest),
+    };
+    let head = |what: &'static str| {
+        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| corrupt_term(bytes, what))?;
+        let head = std::str::from_utf8(&rest[..end]).map_err(|_| corrupt_term(bytes, "invalid UTF-8"))?;
+        Ok::<_, FormatError>((head, &rest[end + 1..]))
+    };
+    Ok(Some(match kind {
+        SIMPLE_LITERAL => LiteralParts::Simple { lexical: rest },
+        LANGUAGE_LITERAL => {
+            let (tag, lexical) = head("language tag without separator")?;
+            let (language, direction) = match tag.split_once("--") {
+                Some((language, "ltr")) => (language, Some(BaseDirection::Ltr)),
+                Some((language, "rtl")) => (language, Some(BaseDirection::Rtl)),
+                Some(_) => return Err(corrupt_term(bytes, "unknown base direction")),
+                None => (tag, None),
+            };
+            LiteralParts::Language { language, direction, lexical }
+        }
+        TYPED_LITERAL => {
+            let (datatype, lexical) = head("datatype without separator")?;
+            if datatype == rdf::LANG_STRING.as_str() {
+                return Err(corrupt_term(bytes, "rdf:langString without a language tag"));
+            }
+            LiteralParts::Typed { datatype, lexical }
+        }
+        _ => {
+            encoded_kind(bytes)?;
+            return Ok(None);
+        }
+    }))
+}
+
+fn corrupt_term(bytes: &[u8], reason: &str) -> FormatError {
+    FormatError::corrupt("term", 0, format!("{reason} in {:?}", preview(bytes)))
+}
+
 /// The encoded subject, predicate and object of an encoded triple term
 /// (FORMAT.md §5.1), without checking them; `None` when `bytes` is not one.
 pub fn split_triple_term(bytes: &[u8]) -> Option<[&[u8]; 3]> {
@@ -356,6 +453,11 @@ mod tests {
         expected.extend_from_slice(b"http://www.w3.org/2001/XMLSchema#integer\x0005");
         assert_eq!(encode_term(&typed("05", "integer")), expected);
         assert_eq!(encode_term_as(typed("05", "integer").as_ref().into(), LiteralOrder::Lexical), b"\x05http://www.w3.org/2001/XMLSchema#integer\x0005");
+        // LANG, DATATYPE, isLiteral read the parts after the key (term_functions.rs).
+        let encoded = encode_term(&typed("05", "integer"));
+        assert_eq!(encoded_kind(&encoded).unwrap(), TermKind::Literal);
+        assert_eq!(literal_parts(&encoded).unwrap(), Some(LiteralParts::Typed { datatype: "http://www.w3.org/2001/XMLSchema#integer", lexical: b"05" }));
+        assert!(literal_parts(&[DATE, 0x80, 0]).is_err());
         let date = encode_term(&typed("1850-01-01", "date"));
         assert_eq!((date[0], date.len()), (DATE, 1 + 16 + "http://www.w3.org/2001/XMLSchema#date".len() + 1 + 10));
     }

@@ -381,6 +381,13 @@ impl<S: RangeSource> Store<S> {
     /// last need no cache lookup, and ids in order step on from the last
     /// one ([`DictionaryTerms::get_at`]).
     pub fn term_in(&self, id: TermId, reader: &mut TermReader) -> Result<Term, ReadError> {
+        self.with_encoded_term_in(id, reader, term::decode_term)?.map_err(ReadError::from)
+    }
+
+    /// `read` of the encoded form of an id's term (FORMAT.md §5.1), read
+    /// through `reader` as [`Store::term_in`] does, without decoding it: for
+    /// what needs only part of a term (its kind, language tag, datatype).
+    pub fn with_encoded_term_in<R>(&self, id: TermId, reader: &mut TermReader, read: impl FnOnce(&[u8]) -> R) -> Result<R, ReadError> {
         let (located, block) = match reader.block.take() {
             Some((located, block)) if located.items().contains(&id) => (located, block),
             _ => {
@@ -389,12 +396,12 @@ impl<S: RangeSource> Store<S> {
                 (located, self.dictionary_block(located.number)?)
             }
         };
-        let term = match block.get_at((id - located.first_item) as usize, &mut reader.cursor) {
-            Some(encoded) => term::decode_term(encoded).map_err(ReadError::from),
+        let answer = match block.get_at((id - located.first_item) as usize, &mut reader.cursor) {
+            Some(encoded) => Ok(read(encoded)),
             None => Err(block_count_mismatch(&located, block.len()).into()),
         };
         reader.block = Some((located, block));
-        term
+        answer
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a

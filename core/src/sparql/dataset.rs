@@ -20,6 +20,7 @@
 use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
+use super::term_functions;
 use super::value_ranges::ObjectRange;
 use crate::format::term::TRIPLE_TERM;
 use crate::read::{GraphFilter, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
@@ -27,7 +28,7 @@ use crate::{Permutation, RangeSource, ReadError, Store, TermId};
 use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term, TermRef};
 use rustc_hash::FxHashMap;
-use spareval::{ExpressionTerm, InternalQuad, QueryableDataset};
+use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::rc::Rc;
@@ -387,6 +388,25 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             }
         }
         Ok(value)
+    }
+
+    /// LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN of a stored term
+    /// from its encoded form, without decoding it (`term_functions.rs`).
+    fn internal_term_function(&self, function: TermFunction, term: &InternalTerm) -> Result<TermFunctionAnswer, Stopped> {
+        let InternalTerm::Stored(id) = term else { return Ok(TermFunctionAnswer::Unanswered) };
+        if !self.meter.step() {
+            return Err(Stopped);
+        }
+        match self.store.with_encoded_term_in(*id, &mut self.reader.borrow_mut(), |encoded| term_functions::answer(function, encoded)) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(error)) => Err(self.fail(error.into())),
+            // The value's decode gives this run's placeholder (`decode`).
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                Ok(TermFunctionAnswer::Unanswered)
+            }
+            Err(error) => Err(self.fail(error)),
+        }
     }
 
     /// FORMAT.md §5.1: a triple term is `06 S 00 P 00 O` with its parts in

@@ -24,6 +24,7 @@ mod error;
 mod extensions;
 mod graph_scope;
 mod memo;
+mod term_functions;
 mod tokens;
 mod value_ranges;
 #[cfg(all(test, feature = "write"))]

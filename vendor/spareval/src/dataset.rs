@@ -111,6 +111,23 @@ pub trait QueryableDataset<'a>: Sized + 'a {
             .effective_boolean_value())
     }
 
+    /// rete: a function of one stored term answered from the dataset's own encoding of
+    /// it, without building its value ([`Self::externalize_expression_term`]): LANG,
+    /// DATATYPE, isIRI, isBlank, isLiteral and STRLEN read only its kind, language tag,
+    /// datatype or length. [`TermFunctionAnswer::Unanswered`], the default, makes the
+    /// evaluator compute the function from the value. An answer must be what the function
+    /// gives on the value, except that for [`TermFunction::Datatype`] the datatype as
+    /// stored will do: where the value of such a literal has another datatype (`"1"^^xsd:int`
+    /// is an `xsd:integer` value), the evaluator computes DATATYPE from the value.
+    fn internal_term_function(
+        &self,
+        function: TermFunction,
+        term: &Self::InternalTerm,
+    ) -> Result<TermFunctionAnswer, Self::Error> {
+        let _ = (function, term);
+        Ok(TermFunctionAnswer::Unanswered)
+    }
+
     /// rete: a bound standing for the triple terms `<<( subject predicate object )>>` with
     /// some parts free (`None`), for a quad pattern with such a triple term at a position.
     ///
@@ -130,6 +147,57 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         let _ = (subject, predicate, object);
         Ok(None)
     }
+}
+
+/// rete: the functions of one term a dataset may answer from its encoding
+/// ([`QueryableDataset::internal_term_function`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TermFunction {
+    /// `isIRI`
+    IsIri,
+    /// `isBlank`
+    IsBlank,
+    /// `isLiteral`
+    IsLiteral,
+    /// `LANG`
+    Lang,
+    /// `DATATYPE`
+    Datatype,
+    /// `STRLEN`
+    StrLen,
+}
+
+/// rete: a dataset's answer to a [`TermFunction`] of one of its terms.
+#[derive(Clone)]
+pub enum TermFunctionAnswer {
+    /// The function's result.
+    Value(ExpressionTerm),
+    /// The function is an error on this term (LANG of an IRI, STRLEN of a number).
+    Error,
+    /// Not answered: the evaluator computes the function from the term's value.
+    Unanswered,
+}
+
+/// rete: whether the value of a literal of this datatype may have another datatype
+/// (`parse_typed_literal` gives the integer types' values as `xsd:integer`).
+pub(crate) fn value_may_change_datatype(datatype: &str) -> bool {
+    matches!(
+        datatype,
+        "http://www.w3.org/2001/XMLSchema#byte"
+            | "http://www.w3.org/2001/XMLSchema#short"
+            | "http://www.w3.org/2001/XMLSchema#int"
+            | "http://www.w3.org/2001/XMLSchema#long"
+            | "http://www.w3.org/2001/XMLSchema#unsignedByte"
+            | "http://www.w3.org/2001/XMLSchema#unsignedShort"
+            | "http://www.w3.org/2001/XMLSchema#unsignedInt"
+            | "http://www.w3.org/2001/XMLSchema#unsignedLong"
+            | "http://www.w3.org/2001/XMLSchema#positiveInteger"
+            | "http://www.w3.org/2001/XMLSchema#negativeInteger"
+            | "http://www.w3.org/2001/XMLSchema#nonPositiveInteger"
+            | "http://www.w3.org/2001/XMLSchema#nonNegativeInteger"
+            | "http://www.w3.org/2001/XMLSchema#dateTimeStamp"
+    )
 }
 
 impl<'a> QueryableDataset<'a> for &'a Dataset {

@@ -1,6 +1,8 @@
 #[cfg(feature = "sparql-12")]
 use crate::dataset::ExpressionTriple;
-use crate::dataset::{ExpressionTerm, InternalQuad, QueryableDataset};
+use crate::dataset::{
+    ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer,
+};
 use crate::error::QueryEvaluationError;
 use crate::expression::{
     CustomFunctionRegistry, ExpressionEvaluator, ExpressionEvaluatorContext, NumericBinaryOperands,
@@ -296,6 +298,17 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
     ) -> Result<Option<D::InternalTerm>, QueryEvaluationError> {
         self.dataset
             .internal_triple_terms(subject, predicate, object)
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+    }
+
+    /// rete: see `QueryableDataset::internal_term_function`.
+    fn internal_term_function(
+        &self,
+        function: TermFunction,
+        term: &D::InternalTerm,
+    ) -> Result<TermFunctionAnswer, QueryEvaluationError> {
+        self.dataset
+            .internal_term_function(function, term)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 }
@@ -2265,6 +2278,18 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
     fn build_externalize_term(&mut self) -> impl Fn(D::InternalTerm) -> Option<Term> + 'a {
         let dataset = self.evaluator.dataset.clone();
         move |t| dataset.externalize_term(t).ok()
+    }
+
+    fn build_term_function(
+        &mut self,
+        function: TermFunction,
+    ) -> impl Fn(&D::InternalTerm) -> TermFunctionAnswer + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t| {
+            dataset
+                .internal_term_function(function, t)
+                .unwrap_or(TermFunctionAnswer::Error)
+        }
     }
 
     fn build_solution_key(

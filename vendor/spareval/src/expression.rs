@@ -1,6 +1,8 @@
 #[cfg(feature = "sparql-12")]
 use crate::ExpressionTriple;
-use crate::dataset::ExpressionTerm;
+use crate::dataset::{
+    ExpressionTerm, TermFunction, TermFunctionAnswer, value_may_change_datatype,
+};
 use md5::{Digest, Md5};
 use oxiri::Iri;
 use oxrdf::vocab::{rdf, xsd};
@@ -63,6 +65,12 @@ pub trait ExpressionEvaluatorContext<'a> {
     /// rete: a key that tells solution mappings apart, for `BNODE(str)`: equal for the
     /// expressions evaluated on one solution, different across solutions and queries.
     fn build_solution_key(&mut self) -> impl Fn(&Self::Tuple) -> u128 + 'a;
+    /// rete: the dataset's answer to a function of one of its terms
+    /// (`QueryableDataset::internal_term_function`); a dataset error is the function's.
+    fn build_term_function(
+        &mut self,
+        function: TermFunction,
+    ) -> impl Fn(&Self::Term) -> TermFunctionAnswer + 'a;
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -482,10 +490,11 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                     Rc::new(move |tuple| str_of(e(tuple)?.into()))
                 }
             }
+            // rete: LANG, DATATYPE, isIRI, isBlank, isLiteral and STRLEN of a term as stored
+            // are asked of the dataset first (`build_term_function_evaluator`).
             Function::Lang => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
-                    Some(ExpressionTerm::StringLiteral(match e(tuple)? {
+                build_term_function_evaluator(TermFunction::Lang, &parameters[0], context, |term| {
+                    Some(ExpressionTerm::StringLiteral(match term {
                         ExpressionTerm::LangStringLiteral { language, .. } => language,
                         #[cfg(feature = "sparql-12")]
                         ExpressionTerm::DirLangStringLiteral { language, .. } => language,
@@ -496,7 +505,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                         ExpressionTerm::Triple(_) => return None,
                         _ => String::new(),
                     }))
-                })
+                })?
             }
             Function::LangMatches => {
                 let language_tag = build_expression_evaluator(&parameters[0], context)?;
@@ -548,9 +557,8 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::Datatype => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
-                    Some(ExpressionTerm::NamedNode(match e(tuple)? {
+                build_term_function_evaluator(TermFunction::Datatype, &parameters[0], context, |term| {
+                    Some(ExpressionTerm::NamedNode(match term {
                         ExpressionTerm::StringLiteral(_) => xsd::STRING.into(),
                         ExpressionTerm::LangStringLiteral { .. } => rdf::LANG_STRING.into(),
                         #[cfg(feature = "sparql-12")]
@@ -590,7 +598,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                         #[cfg(feature = "sparql-12")]
                         ExpressionTerm::Triple(_) => return None,
                     }))
-                })
+                })?
             }
             Function::Iri => {
                 let e = build_expression_evaluator(&parameters[0], context)?;
@@ -761,13 +769,12 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::StrLen => {
-                let arg = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
-                    let (string, _) = to_string_and_language(arg(tuple)?)?;
+                build_term_function_evaluator(TermFunction::StrLen, &parameters[0], context, |term| {
+                    let (string, _) = to_string_and_language(term)?;
                     Some(ExpressionTerm::IntegerLiteral(
                         i64::try_from(string.chars().count()).ok()?.into(),
                     ))
-                })
+                })?
             }
             Function::Replace => {
                 let arg = build_expression_evaluator(&parameters[0], context)?;
@@ -1208,18 +1215,19 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
             }
 
             Function::IsIri => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| Some(matches!(e(tuple)?, ExpressionTerm::NamedNode(_)).into()))
+                build_term_function_evaluator(TermFunction::IsIri, &parameters[0], context, |term| {
+                    Some(matches!(term, ExpressionTerm::NamedNode(_)).into())
+                })?
             }
             Function::IsBlank => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| Some(matches!(e(tuple)?, ExpressionTerm::BlankNode(_)).into()))
+                build_term_function_evaluator(TermFunction::IsBlank, &parameters[0], context, |term| {
+                    Some(matches!(term, ExpressionTerm::BlankNode(_)).into())
+                })?
             }
             Function::IsLiteral => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
+                build_term_function_evaluator(TermFunction::IsLiteral, &parameters[0], context, |term| {
                     Some(
-                        match e(tuple)? {
+                        match term {
                             ExpressionTerm::NamedNode(_) | ExpressionTerm::BlankNode(_) => false,
                             #[cfg(feature = "sparql-12")]
                             ExpressionTerm::Triple(_) => false,
@@ -1227,7 +1235,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                         }
                         .into(),
                     )
-                })
+                })?
             }
             Function::IsNumeric => {
                 let e = build_expression_evaluator(&parameters[0], context)?;
@@ -1656,6 +1664,37 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
             })
         }
         _ => return Ok(None),
+    }))
+}
+
+/// rete: a function of one term (`TermFunction`). When its argument is a term as stored
+/// (a variable, a constant, COALESCE/IF of those), the dataset is asked first and may answer
+/// from its encoding of the term without building the value; otherwise, or when it does not
+/// answer, `by_value` computes the function from the value, as upstream does.
+fn build_term_function_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
+    function: TermFunction,
+    parameter: &Expression,
+    context: &mut C,
+    by_value: fn(ExpressionTerm) -> Option<ExpressionTerm>,
+) -> Result<ExpressionEvaluator<'a, C::Tuple, ExpressionTerm>, ExpressionEvaluationError<C::Error>>
+{
+    let Some(term) = try_build_internal_expression_evaluator(parameter, context)? else {
+        let value = build_expression_evaluator(parameter, context)?;
+        return Ok(Rc::new(move |tuple| by_value(value(tuple)?)));
+    };
+    let answer = context.build_term_function(function);
+    let externalize = context.build_externalize_expression_term();
+    Ok(Rc::new(move |tuple| {
+        let term = term(tuple)?;
+        match answer(&term) {
+            TermFunctionAnswer::Value(ExpressionTerm::NamedNode(datatype))
+                if function == TermFunction::Datatype
+                    && value_may_change_datatype(datatype.as_str()) => {}
+            TermFunctionAnswer::Value(value) => return Some(value),
+            TermFunctionAnswer::Error => return None,
+            TermFunctionAnswer::Unanswered => {}
+        }
+        by_value(externalize(term)?)
     }))
 }
 

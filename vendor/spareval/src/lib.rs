@@ -14,7 +14,9 @@ mod update;
 
 #[cfg(feature = "sparql-12")]
 pub use crate::dataset::ExpressionTriple;
-pub use crate::dataset::{ExpressionTerm, InternalQuad, QueryableDataset};
+pub use crate::dataset::{
+    ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer,
+};
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
 use crate::eval::{EvalNodeWithStats, SimpleEvaluator, Timer};
@@ -457,6 +459,13 @@ impl QueryEvaluator {
 
             fn build_externalize_term(&mut self) -> impl Fn(Term) -> Option<Term> + 'a {
                 Some
+            }
+
+            fn build_term_function(
+                &mut self,
+                _: TermFunction,
+            ) -> impl Fn(&Term) -> TermFunctionAnswer + 'a {
+                |_| TermFunctionAnswer::Unanswered
             }
 
             // rete: one expression, one solution.

@@ -302,3 +302,129 @@ fn triple_terms_with_free_parts_are_narrowed_by_the_dataset() {
     assert_eq!(*data.asked.borrow(), [Bound::Triples(s, None)]);
     assert_eq!(*data.handed.borrow(), 1 + 2, "the name quad, then the two triple terms with subject :s");
 }
+
+/// A dataset over a list of quads that answers LANG, DATATYPE, isIRI, isBlank, isLiteral and
+/// STRLEN from its terms without building values (as rete does from encoded terms), and counts
+/// the values it builds.
+mod term_functions {
+    use oxrdf::vocab::xsd;
+    use oxrdf::{Quad, Term};
+    use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
+    use std::cell::Cell;
+    use std::convert::Infallible;
+
+    #[derive(Default)]
+    pub struct Answering {
+        pub quads: Vec<Quad>,
+        pub values_built: Cell<usize>,
+        pub answered: Cell<usize>,
+    }
+
+    impl<'a> QueryableDataset<'a> for &'a Answering {
+        type InternalTerm = Term;
+        type Error = Infallible;
+
+        fn internal_quads_for_pattern(
+            &self,
+            subject: Option<&Term>,
+            predicate: Option<&Term>,
+            object: Option<&Term>,
+            graph_name: Option<Option<&Term>>,
+        ) -> impl Iterator<Item = Result<InternalQuad<Term>, Infallible>> + use<'a> {
+            let answering: &'a Answering = self;
+            let (subject, predicate, object) = (subject.cloned(), predicate.cloned(), object.cloned());
+            let default_graph = graph_name == Some(None);
+            answering
+                .quads
+                .iter()
+                .filter(move |q| {
+                    default_graph
+                        && subject.as_ref().is_none_or(|s| *s == q.subject.clone().into())
+                        && predicate.as_ref().is_none_or(|p| *p == q.predicate.clone().into())
+                        && object.as_ref().is_none_or(|o| *o == q.object)
+                })
+                .map(|q| Ok(InternalQuad { subject: q.subject.clone().into(), predicate: q.predicate.clone().into(), object: q.object.clone(), graph_name: None }))
+        }
+
+        fn internalize_term(&self, term: Term) -> Result<Term, Infallible> {
+            Ok(term)
+        }
+
+        fn externalize_term(&self, term: Term) -> Result<Term, Infallible> {
+            Ok(term)
+        }
+
+        fn externalize_expression_term(&self, term: Term) -> Result<ExpressionTerm, Infallible> {
+            self.values_built.set(self.values_built.get() + 1);
+            Ok(term.into())
+        }
+
+        fn internal_term_function(&self, function: TermFunction, term: &Term) -> Result<TermFunctionAnswer, Infallible> {
+            self.answered.set(self.answered.get() + 1);
+            let literal = match term {
+                Term::Literal(literal) => Some(literal),
+                _ => None,
+            };
+            let value = |value: ExpressionTerm| TermFunctionAnswer::Value(value);
+            Ok(match (function, literal) {
+                (TermFunction::IsIri, _) => value(term.is_named_node().into()),
+                (TermFunction::IsBlank, _) => value(term.is_blank_node().into()),
+                (TermFunction::IsLiteral, _) => value(literal.is_some().into()),
+                (TermFunction::Lang, Some(literal)) => value(ExpressionTerm::StringLiteral(literal.language().unwrap_or("").into())),
+                (TermFunction::Datatype, Some(literal)) => value(ExpressionTerm::NamedNode(literal.datatype().into_owned())),
+                (TermFunction::StrLen, Some(literal)) if literal.datatype() == xsd::STRING || literal.language().is_some() => {
+                    value(ExpressionTerm::IntegerLiteral((literal.value().chars().count() as i64).into()))
+                }
+                (TermFunction::Lang | TermFunction::Datatype | TermFunction::StrLen, _) => TermFunctionAnswer::Error,
+                _ => TermFunctionAnswer::Unanswered,
+            })
+        }
+    }
+}
+
+#[test]
+fn term_functions_answered_by_the_dataset() {
+    use oxrdf::{BlankNode, Literal, Term};
+    use term_functions::Answering;
+    let objects: Vec<Term> = vec![
+        iri("o").into(),
+        BlankNode::new_unchecked("b").into(),
+        Literal::new_simple_literal("chat").into(),
+        Literal::new_language_tagged_literal_unchecked("Katze", "de").into(),
+        Literal::new_language_tagged_literal_unchecked("Köter", "de-at").into(),
+        Literal::new_typed_literal("01", xsd::INTEGER).into(),
+        Literal::new_typed_literal("7", xsd::INT).into(),
+        Literal::new_typed_literal("seven", xsd::INT).into(),
+        Literal::new_typed_literal("2020-01-01T00:00:00Z", xsd::DATE_TIME_STAMP).into(),
+        Literal::new_typed_literal("x", iri("custom")).into(),
+    ];
+    let quads: Vec<Quad> = objects.iter().map(|o| Quad::new(iri("s"), iri("p"), o.clone(), GraphName::DefaultGraph)).collect();
+    let plain: Dataset = quads.iter().cloned().collect();
+    let answering = Answering { quads, ..Answering::default() };
+    fn run<'a>(dataset: impl spareval::QueryableDataset<'a>, query: &str) -> Vec<String> {
+        let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+        let QueryResults::Solutions(solutions) = QueryEvaluator::new().prepare(&query).execute(dataset).unwrap() else { panic!() };
+        let mut rows: Vec<String> = solutions.map(|s| s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ")).collect();
+        rows.sort();
+        rows
+    }
+    let query = "SELECT ?o (LANG(?o) AS ?lang) (DATATYPE(?o) AS ?datatype) (isIRI(?o) AS ?iri) (isBlank(?o) AS ?blank) \
+                 (isLiteral(?o) AS ?literal) (STRLEN(?o) AS ?length) (LANGMATCHES(LANG(?o), \"de\") AS ?german) { <s> <p> ?o }";
+    let expected = run(&plain, query);
+    assert_eq!(expected.len(), objects.len());
+    assert!(expected.iter().any(|row| row.contains("?o=\"Köter\"@de-at") && row.contains("?lang=\"de-at\"") && row.contains("?length=\"5\"^^") && row.contains("?german=\"true\"^^")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"7\"^^") && row.contains("?datatype=<http://www.w3.org/2001/XMLSchema#integer>")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"seven\"^^") && row.contains("?datatype=<http://www.w3.org/2001/XMLSchema#int>")));
+    assert_eq!(run(&answering, query), expected, "the same answers, from the dataset's own answers");
+    // 7 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset;
+    // values are built only for DATATYPE of the three literals of a datatype whose values
+    // may have another (xsd:int, xsd:dateTimeStamp), where the value decides.
+    assert_eq!(answering.answered.get(), 7 * objects.len());
+    assert_eq!(answering.values_built.get(), 3);
+
+    // A computed argument is not a stored term: the functions go through its value.
+    answering.answered.set(0);
+    let computed = run(&answering, "SELECT (LANG(STRLANG(\"x\", \"fr\")) AS ?l) (DATATYPE(1 + 1) AS ?d) {}");
+    assert_eq!(computed, ["?l=\"fr\" ?d=<http://www.w3.org/2001/XMLSchema#integer>"]);
+    assert_eq!(answering.answered.get(), 0);
+}

@@ -6,6 +6,7 @@
 pub(crate) mod fixture;
 mod rounds;
 mod scoping;
+mod term_functions;
 mod triple_ranges;
 mod triple_terms;
 mod union;

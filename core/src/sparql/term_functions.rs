@@ -1,0 +1,52 @@
+//! LANG, DATATYPE, isIRI, isBlank, isLiteral and STRLEN of a stored term,
+//! answered from its encoded form (FORMAT.md §5.1) without decoding it
+//! (spareval's `QueryableDataset::internal_term_function`, vendor/README.md
+//! change 10). Scans that ask for the language or datatype of every literal
+//! spent most of their time building literals only to read their tags.
+
+use crate::FormatError;
+use crate::format::term::{LiteralParts, TermKind, encoded_kind, literal_parts};
+use oxrdf::NamedNode;
+use oxrdf::vocab::{rdf, xsd};
+use spareval::{ExpressionTerm, TermFunction, TermFunctionAnswer};
+
+/// What `function` gives on the term encoded as `encoded`: exactly what it
+/// gives on the decoded term's value (for DATATYPE, the datatype as stored,
+/// which spareval checks, see `TermFunction::Datatype`).
+pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunctionAnswer, FormatError> {
+    let value = TermFunctionAnswer::Value;
+    let is = |kind: TermKind| Ok(value(ExpressionTerm::BooleanLiteral((encoded_kind(encoded)? == kind).into())));
+    match function {
+        TermFunction::IsIri => is(TermKind::Iri),
+        TermFunction::IsBlank => is(TermKind::BlankNode),
+        TermFunction::IsLiteral => is(TermKind::Literal),
+        TermFunction::Lang => Ok(match literal_parts(encoded)? {
+            Some(LiteralParts::Language { language, .. }) => value(ExpressionTerm::StringLiteral(language.into())),
+            Some(LiteralParts::Simple { .. } | LiteralParts::Typed { .. }) => value(ExpressionTerm::StringLiteral(String::new())),
+            None => TermFunctionAnswer::Error,
+        }),
+        TermFunction::Datatype => Ok(match literal_parts(encoded)? {
+            Some(LiteralParts::Simple { .. }) => value(ExpressionTerm::NamedNode(xsd::STRING.into())),
+            Some(LiteralParts::Language { direction: None, .. }) => value(ExpressionTerm::NamedNode(rdf::LANG_STRING.into())),
+            Some(LiteralParts::Language { direction: Some(_), .. }) => value(ExpressionTerm::NamedNode(rdf::DIR_LANG_STRING.into())),
+            Some(LiteralParts::Typed { datatype, .. }) => value(ExpressionTerm::NamedNode(NamedNode::new_unchecked(datatype))),
+            None => TermFunctionAnswer::Error,
+        }),
+        TermFunction::StrLen => match literal_parts(encoded)? {
+            Some(LiteralParts::Simple { lexical } | LiteralParts::Language { lexical, .. }) => string_length(encoded, lexical),
+            // A literal typed xsd:string decodes as a simple one.
+            Some(LiteralParts::Typed { datatype, lexical }) if datatype == xsd::STRING.as_str() => string_length(encoded, lexical),
+            Some(LiteralParts::Typed { .. }) | None => Ok(TermFunctionAnswer::Error),
+        },
+        _ => Ok(TermFunctionAnswer::Unanswered),
+    }
+}
+
+/// STRLEN: the lexical form's length in characters.
+fn string_length(encoded: &[u8], lexical: &[u8]) -> Result<TermFunctionAnswer, FormatError> {
+    let text = std::str::from_utf8(lexical).map_err(|_| FormatError::corrupt("term", 0, format!("invalid UTF-8 in {:?}", String::from_utf8_lossy(&encoded[..encoded.len().min(60)]))))?;
+    Ok(match i64::try_from(text.chars().count()) {
+        Ok(length) => TermFunctionAnswer::Value(ExpressionTerm::IntegerLiteral(length.into())),
+        Err(_) => TermFunctionAnswer::Error,
+    })
+}
