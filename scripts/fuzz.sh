@@ -77,7 +77,10 @@ run() {
     -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target/" "$@" >"$log" 2>&1 || status=$?
   local executions crashes
   executions=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log")
-  crashes=$(grep -c "^artifact_prefix=" "$log" || true)
+  # A finding is a crash, leak, timeout or out-of-memory input; libFuzzer also writes a
+  # "slow-unit" (a run over 10 s of wall time: at nice 19 on a loaded machine, mostly waiting
+  # for a core), which the targets' own CPU-time limit judges instead.
+  crashes=$(grep -cE "^artifact_prefix=.*Test unit written to .*/(crash|leak|timeout|oom)-" "$log" || true)
   [[ -f $LEDGER ]] || printf 'started_utc\ttarget\tseconds\texecutions\tfindings\tload_1m\tlog\n' >"$LEDGER"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u -d "@$(($(date +%s) - SECONDS + started))" +%FT%TZ)" "$target" "$((SECONDS - started))" \
     "${executions:-0}" "$crashes" "$(cut -d' ' -f1 /proc/loadavg)" "$log" >>"$LEDGER"

@@ -4,11 +4,16 @@
 // mixed workload back to back for RETE_LOAD_SECONDS (default 10) per level, at most
 // RETE_LOAD_MAX_REQUESTS (default 20,000) per level. Per level: requests/s, p50/p99 latency,
 // statuses, and errors (anything but the workload's expected status: 200, 303, or the designed
-// 422 of the budget query). Memory, sampled every second over the whole run: workerd's RSS and
-// the isolate's wasm linear memory (x-rete-memory); with RETE_LOAD_HEAP=1, before the first level
-// and after each, the Worker isolate's V8 heap after a full GC (inspector
-// HeapProfiler.collectGarbage, then Runtime.getHeapUsage): what stays.
+// 422 of the budget query). Memory, sampled every RETE_LOAD_SAMPLE_S seconds (default 1) over
+// the whole run: workerd's RSS, the isolate's wasm linear memory (x-rete-memory) and, with
+// RETE_LOAD_HEAP=1, the Worker isolate's V8 heap after a full GC, read through workerd's
+// inspector (one DevTools session for the run: HeapProfiler.collectGarbage, then
+// Runtime.getHeapUsage), and beside it the same of Miniflare's own isolates in the process (its
+// entry worker, the local R2 and Cache API), summed. workerd runs an inspector command that needs the isolate when the
+// isolate next handles a request: an idle isolate answers a GC only after the next request,
+// so the sampler's own request goes with each reading.
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts load
+// §6's run: RETE_LOAD_HEAP=1 RETE_LOAD_CONCURRENCY=64 RETE_LOAD_SECONDS=60 RETE_LOAD_MAX_REQUESTS=1000000 RETE_LOAD_SAMPLE_S=5 …
 // Writes build/worker-bench/load.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -20,10 +25,12 @@ import { Inspector, newWorkerd, rssBytes, workerdChildren } from "./workerd.ts";
 const LEVELS = (process.env.RETE_LOAD_CONCURRENCY ?? "1,4,16,64,128").split(",").map(Number);
 const SECONDS = Number(process.env.RETE_LOAD_SECONDS ?? 10);
 const MAX_REQUESTS = Number(process.env.RETE_LOAD_MAX_REQUESTS ?? 20_000);
-/** Read the isolate's V8 heap through workerd's inspector (RETE_LOAD_HEAP=1). Off by default:
- * with workerd's inspector port open, requests of this workload stalled (a dereference never
- * answered, the isolate idle) within seconds, in every run here (2026-11-26). */
+/** Read the isolate's V8 heap through workerd's inspector (RETE_LOAD_HEAP=1). */
 const HEAP = process.env.RETE_LOAD_HEAP === "1";
+/** Seconds between two memory samples. */
+const SAMPLE_S = Number(process.env.RETE_LOAD_SAMPLE_S ?? 1);
+/** An inspector command unanswered for this long leaves the heap columns of its sample empty. */
+const INSPECTOR_TIMEOUT_MS = 10_000;
 
 const Q = "PREFIX qudt: <http://qudt.org/schema/qudt/> PREFIX unit: <http://qudt.org/vocab/unit/> ";
 /** The workload: [name, path, expected status, weight]. */
@@ -42,6 +49,8 @@ const WORKLOAD: [string, string, number, number][] = [
 /** A request that takes longer than this counts as an error (and the level does not hang). */
 const TIMEOUT_MS = 30_000;
 const MIX = WORKLOAD.flatMap((w) => Array(w[3]).fill(w) as (typeof w)[]);
+/** Requests answered since the run started (every level), for the memory table. */
+let answeredSoFar = 0;
 
 interface Level {
   concurrency: number;
@@ -65,6 +74,7 @@ async function runLevel(origin: string, concurrency: number): Promise<Level> {
         const r = await fetch(`${origin}${path}`, { headers: { accept: "application/sparql-results+json, application/json;q=0.9, text/turtle;q=0.8" }, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
         await r.arrayBuffer();
         level.latencies.push(performance.now() - t);
+        answeredSoFar++;
         level.statuses.set(r.status, (level.statuses.get(r.status) ?? 0) + 1);
         if (r.status !== expected) level.errors.push(`${name}: ${r.status} (expected ${expected})`);
       } catch (error) {
@@ -87,22 +97,42 @@ test("load and memory", async () => {
   expect(new URL(origin).hostname).toBe("127.0.0.1");
   await w.publish("qudt", fileOf("qudt"));
   await w.publish("schema-org", fileOf("schema-org"));
+  const loadAtStart = loadAverage();
   const t0 = performance.now();
   const memory: string[] = [];
   let wasmBytes = 0;
   const samplerErrors: string[] = [];
-  // The V8 heap is read between levels only, with an inspector session opened for it.
-  const sample = async (label: string, withHeap = false) => {
+  const inspector = HEAP ? await Inspector.connect(w.mf) : undefined;
+  // Miniflare's own isolates: they serve every request, so a GC there is answered at once.
+  const otherIds = HEAP ? (await Inspector.targets(w.mf)).filter((id) => id !== "core:user:") : [];
+  let others = await Promise.all(otherIds.map(async (id) => ({ id, isolate: await Inspector.connect(w.mf, id) })));
+  const answered = <T>(what: Promise<T>, label: string) =>
+    Promise.race([what, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`${label}: no answer in ${INSPECTOR_TIMEOUT_MS} ms`)), INSPECTOR_TIMEOUT_MS))]);
+  /** The isolate's V8 heap after a full GC (the GC runs when the isolate next handles a request). */
+  const heapAfterGc = async (isolate: Inspector | undefined) => {
+    if (!isolate) return { usedBytes: Number.NaN, totalBytes: Number.NaN };
+    await answered(isolate.send("HeapProfiler.collectGarbage"), "HeapProfiler.collectGarbage");
+    return answered(isolate.heap(), "Runtime.getHeapUsage");
+  };
+  const sample = async (label: string) => {
     let heap = { usedBytes: Number.NaN, totalBytes: Number.NaN };
-    if (withHeap && HEAP) {
-      const inspector = await Inspector.connect(w.mf);
-      try {
-        await inspector.send("HeapProfiler.collectGarbage");
-        heap = await inspector.heap();
-      } finally {
-        inspector.close();
-      }
-    }
+    let othersUsed = Number.NaN;
+    const reading = heapAfterGc(inspector).then(
+      (h) => {
+        heap = h;
+      },
+      (error) => samplerErrors.push(`${label}: the heap reading: ${error}`),
+    );
+    // An isolate no request of the workload reaches would never run its GC: one that does not
+    // answer the first reading (INSPECTOR_TIMEOUT_MS) is left out from then on, the others summed.
+    const otherReadings = Promise.allSettled(others.map((o) => heapAfterGc(o.isolate))).then((rest) => {
+      const silent = others.filter((_, i) => rest[i].status === "rejected");
+      for (const o of silent) o.isolate.close();
+      if (silent.length) console.log(`left out of the heap readings (no answer): ${silent.map((o) => o.id).join(", ")}`);
+      others = others.filter((_, i) => rest[i].status === "fulfilled");
+      const read = rest.flatMap((r) => (r.status === "fulfilled" ? [r.value.usedBytes] : []));
+      if (read.length) othersUsed = read.reduce((sum, used) => sum + used, 0);
+    });
     try {
       const r = await fetch(`${origin}/qudt/card`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
       await r.arrayBuffer();
@@ -111,18 +141,18 @@ test("load and memory", async () => {
       // Counted as an error of the run: the sampler is one more client.
       samplerErrors.push(`${label}: the sampler's card request: ${error}${(error as Error).cause ? ` (${(error as Error).cause})` : ""}`);
     }
+    await Promise.all([reading, otherReadings]);
     const v8 = (bytes: number) => (Number.isNaN(bytes) ? "" : mb(bytes));
-    memory.push(`| ${((performance.now() - t0) / 1000).toFixed(0)} | ${label} | ${mb(rssBytes(pid))} | ${v8(heap.usedBytes)} | ${v8(heap.totalBytes)} | ${mb(wasmBytes)} |`);
+    memory.push(`| ${((performance.now() - t0) / 1000).toFixed(0)} | ${label} | ${answeredSoFar} | ${mb(rssBytes(pid))} | ${v8(heap.usedBytes)} | ${v8(heap.totalBytes)} | ${mb(wasmBytes)} | ${v8(othersUsed)} |`);
   };
-  const gc = HEAP ? ", after a full GC" : "";
-  await sample(`idle, before any load${gc}`, true);
+  await sample("idle, before any load");
   const levels: Level[] = [];
   try {
     for (const concurrency of LEVELS) {
       let running = true;
       const sampler = (async () => {
         while (running) {
-          await new Promise((done) => setTimeout(done, 1000));
+          await new Promise((done) => setTimeout(done, SAMPLE_S * 1000));
           if (running) await sample(`c = ${concurrency}`);
         }
       })();
@@ -130,15 +160,18 @@ test("load and memory", async () => {
       running = false;
       await sampler;
       levels.push(level);
-      await sample(`after c = ${concurrency}${gc}`, true);
+      await sample(`after c = ${concurrency}`);
       const { p50, p99 } = { p50: quantiles(level.latencies).p50, p99: [...level.latencies].sort((a, b) => a - b)[Math.ceil(0.99 * level.latencies.length) - 1] };
       console.log(`c=${concurrency}: ${level.latencies.length} in ${level.seconds.toFixed(1)} s, p50 ${p50.toFixed(1)} p99 ${p99.toFixed(1)}, errors ${level.errors.length}: ${level.errors.slice(0, 5).join("; ")}`);
     }
   } finally {
+    inspector?.close();
+    for (const other of others) other.isolate.close();
     await w.dispose();
   }
+  const summed = others.map((o) => o.id).join(", ");
   const lines = [
-    `Load average at the start of the run: see the memory table's first row; at the end: ${loadAverage()}. ${SECONDS} s per level (at most ${MAX_REQUESTS} requests), the load generator in the same machine.`,
+    `Load average at the start of the run: ${loadAtStart}; at the end: ${loadAverage()}. ${SECONDS} s per level (at most ${MAX_REQUESTS} requests), the load generator in the same machine.`,
     "",
     "| concurrency | requests | seconds | requests/s | p50 ms | p99 ms | statuses | errors |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
@@ -149,9 +182,10 @@ test("load and memory", async () => {
       return `| ${l.concurrency} | ${l.latencies.length} | ${l.seconds.toFixed(1)} | ${(l.latencies.length / l.seconds).toFixed(0)} | ${p(0.5)} | ${p(0.99)} | ${statuses} | ${l.errors.length} |`;
     }),
     "",
-    "| s | when | workerd RSS MiB | isolate V8 heap used MiB | V8 heap size MiB | wasm memory MiB |",
-    "| ---: | --- | ---: | ---: | ---: | ---: |",
+    `| s | when | requests answered | workerd RSS MiB | isolate V8 heap used MiB${HEAP ? " (after a full GC)" : ""} | V8 heap size MiB | wasm memory MiB | Miniflare's isolates' V8 heap used MiB |`,
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...memory,
+    ...(HEAP ? ["", `Miniflare's isolates summed: ${summed}.`] : []),
   ];
   const errors = [...levels.flatMap((l) => l.errors), ...samplerErrors];
   if (errors.length) lines.push("", "Errors (first 20):", ...errors.slice(0, 20).map((e) => `- ${e}`));

@@ -100,7 +100,16 @@ export class Inspector {
     });
   }
 
-  /** Connects to the isolate of the Worker named `worker` (Miniflare names the first one `""`). */
+  /** The ids of workerd's inspector targets: one isolate each (the Worker's is `core:user:NAME`;
+   * Miniflare's own are its entry, the local R2 and Cache API, …). */
+  static async targets(mf: Miniflare): Promise<string[]> {
+    const base = await mf.getInspectorURL();
+    const targets: { id: string }[] = await (await fetch(`http://${base.host}/json/list`)).json();
+    return targets.map((t) => t.id);
+  }
+
+  /** Connects to the isolate of the Worker named `worker` (Miniflare names the first one `""`),
+   * or to the target of that id. */
   static async connect(mf: Miniflare, worker = ""): Promise<Inspector> {
     const base = await mf.getInspectorURL();
     const http = `http://${base.host}`;

@@ -113,12 +113,13 @@ fn budget() -> Budget {
 /// decodes a typed input (so a saved input replays the same on stable).
 pub fn query_damaged(data: &[u8]) {
     if let Ok(damage) = Damage::arbitrary_take_rest(arbitrary::Unstructured::new(data)) {
-        query(damage);
+        let _ = query(damage);
     }
 }
 
-/// Runs the queries chosen by `input` over its damaged base file.
-pub fn query(input: Damage) {
+/// Runs the queries chosen by `input` over its damaged base file, checks
+/// their outcomes, and returns them (in rounds, over the whole file).
+pub fn query(input: Damage) -> Vec<[Outcome; 2]> {
     let bases = bases();
     let base = &bases[usize::from(input.base) % bases.len()];
     let mut parts = base.parts.clone();
@@ -127,6 +128,7 @@ pub fn query(input: Damage) {
     }
     let file = parts.assemble();
     let damaged = file != base.file;
+    let mut outcomes = Vec::new();
     for &choice in input.queries.iter().take(1) {
         let (text, query) = &base.queries[usize::from(choice) % base.queries.len()];
         let answers = [in_rounds(&file, query), whole(&file, query)];
@@ -138,11 +140,21 @@ pub fn query(input: Damage) {
         if let [Ok(a), Ok(b)] = &answers {
             assert!(a == b, "rounds and whole-file answers differ for {text}:\n{}\n---\n{}", String::from_utf8_lossy(a), String::from_utf8_lossy(b));
         }
+        outcomes.push(answers);
     }
+    outcomes
+}
+
+/// How many blocks and directory nodes base file `base` has: the parts a
+/// `Block` mutation numbers (for tests that damage each node).
+pub fn parts_of(base: u8) -> (usize, usize) {
+    let bases = bases();
+    let parts = &bases[usize::from(base) % bases.len()].parts;
+    (parts.blocks.len(), parts.part_count() - parts.blocks.len())
 }
 
 /// The answer in the format the Worker picks by default, or why there is none.
-type Outcome = Result<Vec<u8>, String>;
+pub type Outcome = Result<Vec<u8>, String>;
 
 fn write(store: &Store<impl RangeSource>, query: &Query) -> Result<Vec<u8>, QueryError> {
     let options = QueryOptions { budget: budget(), ..QueryOptions::default() };

@@ -16,7 +16,7 @@ mod walk;
 pub use bases::{BaseFile, base_files};
 pub use build::{Built, build_input, init as init_build_input};
 pub use limits::within_time_limit;
-pub use damage::{Damage, init as init_query_damaged, query, query_damaged};
+pub use damage::{Damage, Edit, Mutation, Outcome, init as init_query_damaged, parts_of, query, query_damaged};
 pub use repair::repair;
 pub use request::{init as init_request, request};
 pub use walk::walk;

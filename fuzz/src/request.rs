@@ -120,9 +120,11 @@ fn bucket() -> &'static Bucket {
         let bases = crate::bases::base_files();
         let mut objects = HashMap::new();
         // "data" carries its first read in the pointer (as `rete publish` writes it); "qudt"
-        // (named graphs) does not, so that the Worker reads it from the bucket.
-        for (name, base, head) in [("data", "schema-org", true), ("qudt", "qudt", false)] {
-            let Some(BaseFile { file, .. }) = bases.iter().find(|b| b.name == base) else { panic!("no base file {base}") };
+        // (named graphs) does not, so that the Worker reads it from the bucket. "data" is flat,
+        // as every file below 8 M quads is; "qudt" has a directory of depth 2 (FORMAT.md §4.3),
+        // so that the Worker's node reads and its node cache are fuzzed too.
+        for (name, base, directory, head) in [("data", "schema-org", false, true), ("qudt", "qudt", true, false)] {
+            let Some(BaseFile { file, .. }) = bases.iter().find(|b| b.name == base && b.directory == directory) else { panic!("no base file {base}") };
             publish(&mut objects, name, file, head);
         }
         let mut bucket = Bucket { objects: Arc::new(objects), probes: Vec::new() };

@@ -46,7 +46,7 @@ fn request_regressions() {
 fn undamaged_base_files_answer_every_query() {
     for base in 0..6u8 {
         for query in 0..40u8 {
-            rete_fuzz::query(rete_fuzz::Damage { base, mutations: Vec::new(), queries: vec![query] });
+            let _ = rete_fuzz::query(rete_fuzz::Damage { base, mutations: Vec::new(), queries: vec![query] });
         }
     }
 }
@@ -85,4 +85,33 @@ fn base_files_have_directories_of_depth_1_to_3() {
         .collect();
     assert_eq!(depths.iter().map(|d| d.1).collect::<Vec<_>>(), [1, 2, 3, 0, 0, 0], "dictionary and permutation depths: {depths:?}");
     assert!(depths[..3].iter().all(|d| d.0 >= 1), "dictionary depths: {depths:?}");
+}
+
+/// Damage reaches the directories' nodes: nodes of each directory base (32
+/// spread over every level and directory, for time) with their entry count
+/// (the second byte of the decompressed node) raised by one, with and
+/// without re-syncing the entries above, under a query that scans a whole
+/// permutation. The query either does not need the node
+/// or fails with a corrupt-file error naming it (`query` itself asserts
+/// that nothing else happens); some must name it.
+#[test]
+fn damaged_directory_nodes_are_reported_as_corrupt_nodes() {
+    use rete_fuzz::{Damage, Edit, Mutation};
+    for base in 0..3u8 {
+        let (blocks, nodes) = rete_fuzz::parts_of(base);
+        assert!(nodes > 0, "base {base} has no directory nodes");
+        let mut named = 0;
+        for node in (0..nodes).step_by(nodes.div_ceil(32)) {
+            for resync in [false, true] {
+                let block = u16::try_from(blocks + node).unwrap_or_else(|e| panic!("{e}"));
+                let mutations = vec![Mutation::Block { block, edit: Edit::Add { at: 1, delta: 1 }, resync }];
+                // Query 11 of every base: SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }.
+                for [in_rounds, whole] in rete_fuzz::query(Damage { base, mutations, queries: vec![11] }) {
+                    named += [in_rounds, whole].iter().filter(|o| o.as_ref().is_err_and(|e| e.contains("directory node"))).count();
+                }
+            }
+        }
+        assert!(named > 0, "no damaged node of base {base} ({nodes} nodes) was reported");
+        eprintln!("base {base}: {} of {nodes} nodes damaged twice each, {named} answers name a corrupt directory node", nodes.div_ceil(nodes.div_ceil(32)));
+    }
 }

@@ -92,6 +92,13 @@ impl VersionEntry {
     /// version and key follow this layout (a key outside the dataset's prefix
     /// is refused: a reader never follows a pointer elsewhere in the bucket).
     pub fn from_json(bytes: &[u8], name: &str) -> Result<Self, String> {
+        Self::from_json_with_first_read(bytes, name).map(|(entry, _)| entry)
+    }
+
+    /// [`from_json`](Self::from_json), also giving the first read `head`
+    /// carries, decoded (checking the entry decodes it; a reader that keeps
+    /// the bytes need not decode it again).
+    pub fn from_json_with_first_read(bytes: &[u8], name: &str) -> Result<(Self, Option<Vec<u8>>), String> {
         let entry: Self = serde_json::from_slice(bytes).map_err(|e| format!("not a version entry: {e}"))?;
         if entry.name != name {
             return Err(format!("entry is about dataset {:?}, not {name:?}", entry.name));
@@ -105,7 +112,8 @@ impl VersionEntry {
         match entry.first_read() {
             Some(Err(error)) => Err(format!("head is not base64: {error}")),
             Some(Ok(bytes)) if bytes.len() as u64 > entry.bytes => Err(format!("head holds {} bytes of a {}-byte file", bytes.len(), entry.bytes)),
-            _ => Ok(entry),
+            Some(Ok(bytes)) => Ok((entry, Some(bytes))),
+            None => Ok((entry, None)),
         }
     }
 
@@ -262,6 +270,8 @@ mod tests {
         let json = entry.to_json();
         let parsed = VersionEntry::from_json(&json, "qudt").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.first_read(), Some(Ok(b"RETE\r\n\x1a\n".to_vec())));
+        let (with, head) = VersionEntry::from_json_with_first_read(&json, "qudt").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((with, head), (parsed.clone(), Some(b"RETE\r\n\x1a\n".to_vec())));
         let bad = String::from_utf8(json).unwrap_or_default().replace(parsed.head.as_deref().unwrap_or_default(), "not*base64");
         assert!(VersionEntry::from_json(bad.as_bytes(), "qudt").is_err_and(|e| e.starts_with("head is not base64")));
         entry.set_first_read(&[0; 11]);

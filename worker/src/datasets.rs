@@ -9,9 +9,10 @@
 //! block-cache pool, keyed by content hash), so a warm request starts
 //! reading blocks at once.
 
-use crate::edge_cache;
+use crate::edge_cache::{self, EdgeCache};
 use crate::http::Ctx;
 use crate::http_error::HttpError;
+use crate::usage::Usage;
 use futures_util::future::join_all;
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
@@ -52,6 +53,11 @@ pub struct OpenFile {
     /// Pieces of the file kept for the next requests: the first read
     /// (header, INDEX, usually CARD), then small sections read since.
     kept: RefCell<Vec<(ByteRange, Arc<[u8]>)>>,
+    /// What the next request on this file takes as [`Dataset::seen_here`]:
+    /// `Unasked` until a request asked (the file opened from the pointer's
+    /// head), then `Yes` (the first read and the blocks this isolate read are
+    /// being shared).
+    seen_here: std::cell::Cell<SeenHere>,
 }
 
 impl OpenFile {
@@ -82,14 +88,30 @@ pub struct Dataset {
     pub entry: VersionEntry,
     /// The file it points at.
     pub file: std::rc::Rc<OpenFile>,
-    /// This request looked for the file's first read in the Cache API and
-    /// did not find it: the location has not seen this version, and its
-    /// blocks are not looked for there either (their writes go first).
-    pub unseen_here: bool,
+    /// Whether the location's Cache API holds the file's pieces, for this request.
+    pub seen_here: SeenHere,
+}
+
+/// Whether a location has seen a file: its Cache API holds the file's first
+/// read, written by the first isolate there that read blocks of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeenHere {
+    /// Seen (or not asked, no subrequest being left to ask): blocks are looked up there.
+    Yes,
+    /// Not seen: blocks are read from R2 without a lookup (each would miss
+    /// and take a subrequest the cache writes need), then shared.
+    No,
+    /// Not asked yet: the file opened from the pointer's head, and no round
+    /// has needed the Cache API. The first that does asks ([`ask_seen_here`]);
+    /// a request that reads nothing past the first read (the card) never does.
+    Unasked,
 }
 
 struct Pointer {
+    /// The entry, without `head` (requests clone it).
     entry: VersionEntry,
+    /// `head` decoded once: the file's first read, when the entry carries it.
+    first_read: Option<Arc<[u8]>>,
     /// R2's etag of `current.json`: a pointer past its TTL is read again
     /// only if it changed (it carries the file's first read, ~22 KB).
     etag: String,
@@ -135,19 +157,29 @@ pub async fn pointers(ctx: &Ctx, names: &[String]) -> Vec<Result<VersionEntry, H
 
 async fn read_pointer(ctx: &Ctx, name: &str) -> Result<VersionEntry, HttpError> {
     let key = rete_layout::pointer_key(name);
-    let known = POINTERS.with(|p| p.borrow().get(name).map(|c| (c.entry.clone(), c.etag.clone())));
-    let small = ctx.r2.get_small(&key, MAX_POINTER_BYTES, known.as_ref().map(|(_, etag)| etag.as_str())).await?;
+    let known = POINTERS.with(|p| p.borrow().get(name).map(|c| (c.entry.clone(), c.first_read.clone(), c.etag.clone())));
+    let small = ctx.r2.get_small(&key, MAX_POINTER_BYTES, known.as_ref().map(|(_, _, etag)| etag.as_str())).await?;
     let Some(small) = small else {
         POINTERS.with(|p| p.borrow_mut().remove(name));
         return Err(HttpError::NotFound(format!("no dataset named {name:?}")));
     };
-    let entry = match (small.bytes, known) {
-        (Some(bytes), _) => VersionEntry::from_json(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?,
-        (None, Some((entry, _))) => entry,
+    let (entry, first_read) = match (small.bytes, known) {
+        (Some(bytes), _) => {
+            let (mut entry, first_read) = VersionEntry::from_json_with_first_read(&bytes, name).map_err(|e| HttpError::Storage(format!("{key}: {e}")))?;
+            entry.head = None;
+            (entry, first_read.map(Arc::from))
+        }
+        (None, Some((entry, first_read, _))) => (entry, first_read),
         (None, None) => return Err(HttpError::Internal(format!("{key}: R2 left out a body nobody asked it to"))),
     };
-    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), etag: small.etag, read_at_ms: ctx.clock.now_ms() }));
+    POINTERS.with(|p| p.borrow_mut().insert(name.to_owned(), Pointer { entry: entry.clone(), first_read, etag: small.etag, read_at_ms: ctx.clock.now_ms() }));
     Ok(entry)
+}
+
+/// The first read the pointer of `entry`'s dataset carried, when the isolate
+/// holds that pointer (its version) and it carried one.
+fn pointer_first_read(entry: &VersionEntry) -> Option<Arc<[u8]>> {
+    POINTERS.with(|p| p.borrow().get(&entry.name).filter(|c| c.entry.version == entry.version).and_then(|c| c.first_read.clone()))
 }
 
 /// Opens the file a pointer names: nothing to read when the isolate has it,
@@ -160,12 +192,12 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
         files.push(hit.clone());
         Some(hit.1)
     });
-    let mut unseen_here = false;
+    let mut seen_here = cached.as_ref().map_or(SeenHere::Yes, |file| file.seen_here.get());
     let file = match cached {
         Some(file) => file,
         None => {
             let (file, seen) = open_file(ctx, &entry).await?;
-            unseen_here = !seen;
+            seen_here = seen;
             let file = std::rc::Rc::new(file);
             FILES.with(|files| {
                 let mut files = files.borrow_mut();
@@ -178,37 +210,49 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
             file
         }
     };
-    Ok(Dataset { name: entry.name.clone(), entry, file, unseen_here })
+    Ok(Dataset { name: entry.name.clone(), entry, file, seen_here })
+}
+
+/// The Cache API key of a file's first read.
+fn first_read_key(entry: &VersionEntry) -> String {
+    edge_cache::key(&entry.version, ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) })
+}
+
+/// Asks the Cache API whether the location has seen a file opened from the
+/// pointer's head (one lookup of its first read, no R2 round), when a
+/// subrequest is left for it beside the round's `reads` from R2. An isolate
+/// that finds it has not stores the first read as the sign for the next ones.
+pub async fn ask_seen_here(cache: &EdgeCache, usage: &Usage, dataset: &Dataset, reads: u64) -> SeenHere {
+    dataset.file.seen_here.set(SeenHere::Yes);
+    if usage.subrequests_left() <= reads {
+        return SeenHere::Yes;
+    }
+    let key = first_read_key(&dataset.entry);
+    if cache.get(&key).await.is_some() {
+        return SeenHere::Yes;
+    }
+    share_first_read(cache, key, &dataset.file);
+    SeenHere::No
 }
 
 /// The first read the pointer carries (`head`, written by `rete publish`):
-/// no round of its own, the pointer's round holds it. Else one round: the
-/// first read from the Cache API when it holds it for this version, else
-/// from R2 (then shared: the header and the whole, checked sections after
-/// it). One more for INDEX when it ends past the first read. Also says
-/// whether the location may hold the file's pieces: `false` when the Cache
-/// API was found without the first read.
-async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), HttpError> {
+/// no round of its own, the pointer's round holds it; whether the location
+/// has seen the file is asked later, if ever ([`SeenHere::Unasked`]). Else
+/// one round: the first read from the Cache API when it holds it for this
+/// version, else from R2 (then shared: the header and the whole, checked
+/// sections after it). One more for INDEX when it ends past the first read.
+async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, SeenHere), HttpError> {
     let key = &entry.key;
-    let first_read = ByteRange { offset: 0, length: FIRST_READ_BYTES.min(entry.bytes.max(1)) };
-    let cache_key = edge_cache::key(&entry.version, first_read);
+    let cache_key = first_read_key(entry);
     // A lookup is made only when a read from R2 is left besides.
     let looked = ctx.usage.subrequests_left() >= 2;
-    // `from_json` checked the head decodes. It is checked as R2's bytes would
-    // be (checksums, the content hash against the version); a head that fails
-    // is left for the file's own bytes. Whether the location has seen the
-    // file is still asked of the Cache API (a lookup there, no R2 round):
-    // an isolate that finds it has not looks up no block (each lookup would
-    // miss and take a subrequest its cache writes need), and stores the
-    // first read as the sign for the next ones.
-    if let Some(Ok(head)) = entry.first_read() {
+    // The head is checked as R2's bytes would be (checksums, the content hash
+    // against the version); a head that fails is left for the file's own bytes.
+    if let Some(head) = pointer_first_read(entry) {
         match open_first_read(ctx, entry, head, None, Some(entry.bytes)).await {
             Ok(file) => {
-                let seen = !looked || ctx.cache.get(&cache_key).await.is_some();
-                if !seen {
-                    share_first_read(ctx, cache_key, &file);
-                }
-                return Ok((file, seen));
+                file.seen_here.set(SeenHere::Unasked);
+                return Ok((file, SeenHere::Unasked));
             }
             Err(error) => ctx.host.log_error(&format!("{key}: the pointer's head does not open the file, reading it instead: {error:?}")),
         }
@@ -217,29 +261,30 @@ async fn open_file(ctx: &Ctx, entry: &VersionEntry) -> Result<(OpenFile, bool), 
     // An entry that does not open as this version is left for R2's bytes.
     let cached = if looked { ctx.cache.get(&cache_key).await } else { None };
     if let Some(bytes) = cached {
-        if let Ok(file) = open_first_read(ctx, entry, bytes, None, None).await {
-            return Ok((file, true));
+        if let Ok(file) = open_first_read(ctx, entry, bytes.into(), None, None).await {
+            return Ok((file, SeenHere::Yes));
         }
     }
-    let prefix = ctx.r2.get_prefix(key, first_read.length).await?.ok_or_else(|| {
+    let length = FIRST_READ_BYTES.min(entry.bytes.max(1));
+    let prefix = ctx.r2.get_prefix(key, length).await?.ok_or_else(|| {
         HttpError::Changed(format!("{key}, named by the dataset's current.json, does not exist (replaced or collected); retry"))
     })?;
-    let file = open_first_read(ctx, entry, prefix.bytes, Some(prefix.etag), Some(prefix.size)).await?;
-    share_first_read(ctx, cache_key, &file);
-    Ok((file, !looked))
+    let file = open_first_read(ctx, entry, prefix.bytes.into(), Some(prefix.etag), Some(prefix.size)).await?;
+    share_first_read(&ctx.cache, cache_key, &file);
+    Ok((file, if looked { SeenHere::No } else { SeenHere::Yes }))
 }
 
 /// Stores an opened file's first read in the Cache API: the header and the
 /// whole, checked sections after it.
-fn share_first_read(ctx: &Ctx, cache_key: String, file: &OpenFile) {
+fn share_first_read(cache: &EdgeCache, cache_key: String, file: &OpenFile) {
     if let Some((_, bytes)) = file.kept.borrow().first() {
-        ctx.cache.put_later(cache_key, bytes[..checked_prefix_length(&file.header, bytes)].to_vec());
+        cache.put_later(cache_key, bytes[..checked_prefix_length(&file.header, bytes)].to_vec());
     }
 }
 
 /// Decodes a first read (reading INDEX when it ends past it) and checks it
 /// is the version the pointer names.
-async fn open_first_read(ctx: &Ctx, entry: &VersionEntry, prefix: Vec<u8>, etag: Option<String>, size: Option<u64>) -> Result<OpenFile, HttpError> {
+async fn open_first_read(ctx: &Ctx, entry: &VersionEntry, prefix: Arc<[u8]>, etag: Option<String>, size: Option<u64>) -> Result<OpenFile, HttpError> {
     let key = &entry.key;
     let corrupt = |e: rete_core::FormatError| HttpError::Corrupt(format!("{key}: {e}"));
     let (header, index) = match open_prefix(&prefix, size).map_err(corrupt)? {
@@ -266,5 +311,5 @@ async fn open_first_read(ctx: &Ctx, entry: &VersionEntry, prefix: Vec<u8>, etag:
         return Err(HttpError::Corrupt(format!("{key}: header content hash {} differs from the pointer's version {}", header.content_hash_hex(), entry.version)));
     }
     let held = ByteRange { offset: 0, length: prefix.len() as u64 };
-    Ok(OpenFile { key: key.clone(), etag, header, index, kept: RefCell::new(vec![(held, prefix.into())]) })
+    Ok(OpenFile { key: key.clone(), etag, header, index, kept: RefCell::new(vec![(held, prefix)]), seen_here: std::cell::Cell::new(SeenHere::Yes) })
 }

@@ -1,7 +1,9 @@
 //! Pieces of `.rete` files in the Workers Cache API (`caches.default`),
 //! shared by every isolate of a location: the first read of a file, its
 //! blocks and its sections, each keyed by the file's content hash and its
-//! byte range. A key names bytes that never change, so an entry is never
+//! byte range, and each round of two pieces or more also as one bundle
+//! (`session.rs`): a new isolate repeating a query makes one Cache API call
+//! a round instead of one a piece. A key names bytes that never change, so an entry is never
 //! stale; entries are written only after their bytes were checked (a block
 //! against its checksum, a section against the section table's, the first
 //! read up to its last checked section), and written without delaying the
@@ -14,6 +16,7 @@ use crate::host::Host;
 use crate::usage::Usage;
 use rete_core::ByteRange;
 use std::rc::Rc;
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Where cache keys live: never fetched, only a name space for the keys.
 const KEY_ORIGIN: &str = "https://rete-blocks.invalid";
@@ -21,6 +24,17 @@ const KEY_ORIGIN: &str = "https://rete-blocks.invalid";
 /// The key of a range of the file whose content hash is `version`.
 pub fn key(version: &str, range: ByteRange) -> String {
     format!("{KEY_ORIGIN}/{version}/{}-{}", range.offset, range.length)
+}
+
+/// The key of a round's bundle: the pieces of the file whose content hash is
+/// `version` at `ranges` (in that order), end to end in one entry. Named by a
+/// hash of the ranges: the same query on a new isolate asks the same rounds,
+/// and a bundle that is not what its key names fails its length or its
+/// pieces' checks, like any entry.
+pub fn bundle_key(version: &str, ranges: &[ByteRange]) -> String {
+    let listed: Vec<u8> = ranges.iter().flat_map(|r| r.offset.to_le_bytes().into_iter().chain(r.length.to_le_bytes())).collect();
+    let bytes: u64 = ranges.iter().map(|r| r.length).sum();
+    format!("{KEY_ORIGIN}/{version}/round-{:016x}-{}-{bytes}", xxh3_64(&listed), ranges.len())
 }
 
 /// The Cache API for one request: each call takes one of the request's

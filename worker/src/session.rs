@@ -8,7 +8,7 @@
 //! and decoded blocks by core.
 
 use crate::config::Config;
-use crate::datasets::{self, Dataset};
+use crate::datasets::{self, Dataset, SeenHere};
 use crate::edge_cache::{self, EdgeCache};
 use crate::host::Clock;
 use crate::http::Ctx;
@@ -19,7 +19,7 @@ use crate::usage::Usage;
 use futures_util::future::join_all;
 use rete_core::read::{BlockKey, FetchPlan, Step, Unfetched};
 use rete_core::{ByteRange, ReadError, Store};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -102,10 +102,13 @@ impl Session {
     }
 
     /// Reads one round and feeds it (unless the request is past its time
-    /// or near its CPU limit: a 422 naming it): each block and section from the Cache
-    /// API when it holds it, the rest from R2 in merged ranges; what R2 gave
-    /// goes to the Cache API for the next isolates once checked (a block by
-    /// its feed, a section against the section table). Cache API calls and
+    /// or near its CPU limit: a 422 naming it): the round's blocks and
+    /// sections from its bundle in the Cache API when an isolate of the
+    /// location made the same round before (one call), else each from the
+    /// Cache API when it holds it, the rest from R2 in merged ranges; what R2
+    /// gave goes to the Cache API for the next isolates once checked (a block
+    /// by its feed, a section against the section table), and the whole round
+    /// as its bundle. Cache API calls and
     /// R2 reads share the request's subrequests (the cache at most half):
     /// lookups and writes are left out when none is left for them, a read
     /// from R2 never (422 past the budget).
@@ -120,8 +123,20 @@ impl Session {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));
         }
         self.read_bytes += plan.bytes();
-        let served = self.feed_from_cache(plan).await?;
-        let rest = plan.without(|range| served.contains(&range));
+        if self.dataset.seen_here == SeenHere::Unasked {
+            self.dataset.seen_here = datasets::ask_seen_here(&self.cache, &self.usage, &self.dataset, plan.ranges.len() as u64).await;
+        }
+        let shared = self.shared_pieces(plan);
+        let bundle_key = (shared.len() >= 2).then(|| edge_cache::bundle_key(&self.dataset.entry.version, &shared.iter().map(|&(_, range)| range).collect::<Vec<_>>()));
+        let mut served = HashMap::new();
+        if let Some(key) = &bundle_key {
+            served = self.feed_from_bundle(key, &shared).await?;
+        }
+        if served.len() < shared.len() {
+            let rest: Vec<_> = shared.iter().copied().filter(|(_, range)| !served.contains_key(range)).collect();
+            served.extend(self.feed_from_cache(&rest, plan.ranges.len() as u64).await?);
+        }
+        let rest = plan.without(|range| served.contains_key(&range));
         if rest.ranges.is_empty() {
             return Ok(());
         }
@@ -134,54 +149,110 @@ impl Session {
             }
             other => other?,
         };
+        let mut checked = HashSet::new();
         for &(key, range) in &rest.blocks {
             let bytes = rest.bytes_of(&bodies, range)?;
             self.store().feed(key, bytes).map_err(|e| self.read_error(e))?;
             self.keep_in_cache(range, bytes);
+            checked.insert(range);
         }
         for &range in &rest.pieces {
             let bytes = rest.bytes_of(&bodies, range)?;
             self.store().hold(range, bytes.into());
             if self.store().is_checked_section(range, bytes) {
                 self.keep_in_cache(range, bytes);
+                checked.insert(range);
             }
+        }
+        // The round as one bundle for the next isolate asking it, when every
+        // piece of it was checked (after the pieces: a write left out for
+        // want of subrequests is this one).
+        if let Some(key) = bundle_key {
+            let mut bundle = Vec::with_capacity(shared.iter().map(|(_, range)| range.length as usize).sum());
+            for &(_, range) in &shared {
+                match served.get(&range) {
+                    Some(bytes) => bundle.extend_from_slice(bytes),
+                    None if checked.contains(&range) => bundle.extend_from_slice(rest.bytes_of(&bodies, range)?),
+                    None => return Ok(()),
+                }
+            }
+            self.cache.put_later(key, bundle);
         }
         Ok(())
     }
 
-    /// Feeds what the Cache API holds of a round's blocks and sections (as
-    /// many as the subrequests left for the cache allow, leaving enough for
-    /// the round's R2 reads; none when the location has not seen the file);
-    /// returns the ranges it served. An entry that fails its check is left
-    /// to R2.
-    async fn feed_from_cache(&self, plan: &FetchPlan) -> Result<HashSet<ByteRange>, HttpError> {
-        let mut served = HashSet::new();
-        if self.dataset.unseen_here {
-            return Ok(served);
-        }
+    /// The pieces of a round the Cache API may hold: its blocks, then its
+    /// sections (other pieces are not shared), in the plan's order.
+    fn shared_pieces(&self, plan: &FetchPlan) -> Vec<(Option<BlockKey>, ByteRange)> {
         let store = self.store();
         let blocks = plan.blocks.iter().map(|&(key, range)| (Some(key), range));
         let sections = plan.pieces.iter().filter(|range| store.is_section(**range)).map(|&range| (None, range));
-        let affordable = self.usage.cache_calls_left().min(self.usage.subrequests_left().saturating_sub(plan.ranges.len() as u64));
-        let wanted: Vec<(Option<BlockKey>, ByteRange)> = blocks.chain(sections).take(usize::try_from(affordable).unwrap_or(usize::MAX)).collect();
+        blocks.chain(sections).collect()
+    }
+
+    /// Feeds one piece the Cache API gave; `false` when it fails its check
+    /// (then left to R2).
+    fn feed_cached(&self, key: Option<BlockKey>, range: ByteRange, bytes: &[u8]) -> Result<bool, HttpError> {
+        let store = self.store();
+        Ok(match key {
+            Some(key) => match store.feed(key, bytes) {
+                Ok(()) => true,
+                Err(ReadError::Format(_)) => false,
+                Err(other) => return Err(self.read_error(other)),
+            },
+            None if store.is_checked_section(range, bytes) => {
+                store.hold(range, bytes.into());
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// Feeds a round's pieces from its bundle when the location holds it (an
+    /// isolate there made the same round): one Cache API call. Returns the
+    /// pieces served, with their bytes; none when the location has not seen
+    /// the file, the bundle is missing or not the length its key names.
+    async fn feed_from_bundle(&self, key: &str, shared: &[(Option<BlockKey>, ByteRange)]) -> Result<HashMap<ByteRange, Vec<u8>>, HttpError> {
+        let mut served = HashMap::new();
+        if self.dataset.seen_here != SeenHere::Yes {
+            return Ok(served);
+        }
+        let Some(bundle) = self.cache.get(key).await else { return Ok(served) };
+        if bundle.len() as u64 != shared.iter().map(|(_, range)| range.length).sum::<u64>() {
+            return Ok(served);
+        }
+        let mut rest = bundle.as_slice();
+        for &(key, range) in shared {
+            let Some((bytes, after)) = rest.split_at_checked(usize::try_from(range.length).unwrap_or(usize::MAX)) else { break };
+            rest = after;
+            if self.feed_cached(key, range, bytes)? {
+                served.insert(range, bytes.to_vec());
+            }
+        }
+        // The call counted one hit: the pieces it served are the hits.
+        self.usage.count_cache_hits((served.len() as u64).saturating_sub(1));
+        Ok(served)
+    }
+
+    /// Feeds what the Cache API holds of `wanted`, pieces of a round of
+    /// `reads` ranges (as many as the subrequests left for the cache allow,
+    /// leaving enough for the round's R2 reads; none when the location has
+    /// not seen the file, which the first round asks when not known yet);
+    /// returns the pieces it served, with their bytes. An entry that fails
+    /// its check is left to R2.
+    async fn feed_from_cache(&self, wanted: &[(Option<BlockKey>, ByteRange)], reads: u64) -> Result<HashMap<ByteRange, Vec<u8>>, HttpError> {
+        let mut served = HashMap::new();
+        if self.dataset.seen_here != SeenHere::Yes {
+            return Ok(served);
+        }
+        let affordable = self.usage.cache_calls_left().min(self.usage.subrequests_left().saturating_sub(reads));
+        let wanted = &wanted[..wanted.len().min(usize::try_from(affordable).unwrap_or(usize::MAX))];
         let version = &self.dataset.entry.version;
         let found = join_all(wanted.iter().map(|&(key, range)| async move { (key, range, self.cache.get(&edge_cache::key(version, range)).await) })).await;
         for (key, range, bytes) in found {
             let Some(bytes) = bytes else { continue };
-            let checked = match key {
-                Some(key) => match store.feed(key, &bytes) {
-                    Ok(()) => true,
-                    Err(ReadError::Format(_)) => false,
-                    Err(other) => return Err(self.read_error(other)),
-                },
-                None if store.is_checked_section(range, &bytes) => {
-                    store.hold(range, bytes.into());
-                    true
-                }
-                None => false,
-            };
-            if checked {
-                served.insert(range);
+            if self.feed_cached(key, range, &bytes)? {
+                served.insert(range, bytes);
             }
         }
         Ok(served)

@@ -83,7 +83,12 @@ impl Usage {
 
     /// Counts one piece served by the Cache API.
     pub fn count_cache_hit(&self) {
-        self.cache_hits.set(self.cache_hits.get() + 1);
+        self.count_cache_hits(1);
+    }
+
+    /// Counts pieces served by the Cache API.
+    pub fn count_cache_hits(&self, pieces: u64) {
+        self.cache_hits.set(self.cache_hits.get() + pieces);
     }
 
     /// Counts a round of the open (a pointer, a first read).

@@ -276,6 +276,13 @@ impl<S: RangeSource> Store<S> {
         self.json_section(section, "CARD", MAX_CARD_BYTES)
     }
 
+    /// The CARD section's JSON text as the file holds it (checked and
+    /// decompressed, not parsed), for a host that serves it as it is.
+    pub fn card_json(&self) -> Result<Vec<u8>, ReadError> {
+        let section = *self.header.required(SectionKind::Card)?;
+        self.json_section_bytes(section, "CARD", MAX_CARD_BYTES)
+    }
+
     /// Reads and parses the SUMMARY section (FORMAT.md §10), `None` when the
     /// file has none: one read, like the card.
     pub fn summary(&self) -> Result<Option<Summary>, ReadError> {
@@ -320,6 +327,12 @@ impl<S: RangeSource> Store<S> {
 
     /// A JSON section in one zstd frame, checked against its bound and checksum.
     fn json_section<T: serde::de::DeserializeOwned>(&self, section: Section, name: &str, max_bytes: u64) -> Result<T, ReadError> {
+        let raw = self.json_section_bytes(section, name, max_bytes)?;
+        Ok(serde_json::from_slice(&raw).map_err(|e| FormatError::corrupt(name, section.offset, format!("invalid JSON: {e}")))?)
+    }
+
+    /// A JSON section's text, checked against its checksum and decompressed.
+    fn json_section_bytes(&self, section: Section, name: &str, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
         let corrupt = |reason: String| FormatError::corrupt(name, section.offset, reason);
         if section.length > max_bytes {
             return Err(corrupt(format!("{} bytes is over the {max_bytes}-byte limit", section.length)).into());
@@ -328,8 +341,7 @@ impl<S: RangeSource> Store<S> {
         if xxh3_64(&bytes) != section.checksum {
             return Err(corrupt("checksum mismatch".into()).into());
         }
-        let raw = block::decompress(&bytes, max_bytes * 64).map_err(corrupt)?;
-        Ok(serde_json::from_slice(&raw).map_err(|e| corrupt(format!("invalid JSON: {e}")))?)
+        Ok(block::decompress(&bytes, max_bytes * 64).map_err(corrupt)?)
     }
 
     /// The search index's root (FORMAT.md §12.1), `None` when the file has

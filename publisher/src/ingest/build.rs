@@ -5,12 +5,12 @@
 //! cores in order, so the output does not depend on the thread count. The
 //! file is written beside the output and renamed into place only when complete.
 
-use super::dictionary::{IdMapping, TermRuns, final_id};
+use super::dictionary::{IdMapping, TermRuns};
 use super::input::Input;
 use super::metadata::{DefaultGraph, Metadata, built_at};
 use super::parse::{BlankNodes, ParseStats, parse_input};
 use super::readback::{Lookup, TempDictionary, TempQuads};
-use super::sort::{ExternalSorter, read_record, write_record};
+use super::sort::{ExternalSorter, RecordWriter, TempRecords};
 use super::stats::{Runs, TermStats};
 use super::summary::{SummaryInputs, SummaryOptions};
 use anyhow::{Context, Result, bail};
@@ -27,7 +27,7 @@ use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout_wit
 use rete_core::{ByteRange, Permutation, TermId};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Seek, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::mem::size_of;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -314,10 +314,13 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
             drop(mapping);
             orders.sort_in_memory(quads)?;
         }
-        (quads, mut mapping) => {
-            let translated = mapping.translate(quads.into_file(work.dir())?, work.dir(), work.memory / 2)?;
-            drop(mapping);
-            orders.sort_on_disk(translated, work.memory)?;
+        (quads, mapping) => {
+            // Translated quads go straight into the SPO sort (its buffer and the
+            // mapping's window take half the budget each).
+            let quads = quads.into_records(work.dir())?;
+            let mut sorter = ExternalSorter::<4>::new(work.dir(), work.memory / 2, quads.records());
+            mapping.translate(quads, work.dir(), work.memory / 2, |quad| sorter.push(quad))?;
+            orders.sort_on_disk(sorter, work.memory)?;
         }
     }
     let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, examples, summary_inputs, .. } = orders;
@@ -631,12 +634,12 @@ struct QuadSpool {
     dir: PathBuf,
     capacity: usize,
     quads: Vec<Packed>,
-    file: Option<BufWriter<File>>,
+    file: Option<RecordWriter<4>>,
 }
 
 enum SpooledQuads {
     Memory(Vec<Packed>),
-    Disk(File),
+    Disk(TempRecords<4>),
 }
 
 impl QuadSpool {
@@ -646,7 +649,7 @@ impl QuadSpool {
 
     fn push(&mut self, quad: Key) -> Result<()> {
         if let Some(writer) = &mut self.file {
-            return write_record(writer, &quad);
+            return writer.push(&quad);
         }
         let Some(packed) = pack(quad) else {
             self.spill()?;
@@ -666,9 +669,9 @@ impl QuadSpool {
 
     /// From now on, quads go to the file.
     fn spill(&mut self) -> Result<()> {
-        let mut writer = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(&self.dir)?);
+        let mut writer = RecordWriter::new(&self.dir)?;
         for &quad in &self.quads {
-            write_record(&mut writer, &unpack(quad))?;
+            writer.push(&unpack(quad))?;
         }
         self.quads = Vec::new();
         self.file = Some(writer);
@@ -678,21 +681,21 @@ impl QuadSpool {
     fn finish(self) -> Result<SpooledQuads> {
         Ok(match self.file {
             None => SpooledQuads::Memory(self.quads),
-            Some(writer) => SpooledQuads::Disk(writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?),
+            Some(writer) => SpooledQuads::Disk(writer.finish()?),
         })
     }
 }
 
 impl SpooledQuads {
-    fn into_file(self, dir: &Path) -> Result<File> {
+    fn into_records(self, dir: &Path) -> Result<TempRecords<4>> {
         match self {
-            Self::Disk(file) => Ok(file),
+            Self::Disk(records) => Ok(records),
             Self::Memory(quads) => {
-                let mut writer = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+                let mut writer = RecordWriter::new(dir)?;
                 for &quad in &quads {
-                    write_record(&mut writer, &unpack(quad))?;
+                    writer.push(&unpack(quad))?;
                 }
-                writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")
+                writer.finish()
             }
         }
     }
@@ -786,43 +789,36 @@ impl<'a> Orders<'a> {
         Ok(())
     }
 
-    /// Quads on disk (temporary ids already translated): external sorts, each
-    /// within half the budget.
-    fn sort_on_disk(&mut self, translated: File, memory_bytes: usize) -> Result<()> {
+    /// Quads on disk, in final ids in `spo` (its runs written): their SPO
+    /// merge, deduplicated, is a compact spool (FORMAT.md's orders follow from
+    /// it one after another, each an external sort within half the budget).
+    /// Every run and the spool are released once read.
+    fn sort_on_disk(&mut self, spo: ExternalSorter<4>, memory_bytes: usize) -> Result<()> {
         self.progress.phase("sorting SPO", 0);
-        let records = translated.metadata()?.len() / size_of::<Key>() as u64;
-        let mut sorter = ExternalSorter::<4>::new(self.dir, memory_bytes / 2, records);
-        let mut reader = BufReader::with_capacity(1 << 20, translated);
-        while let Some(quad) = read_record::<4>(&mut reader)? {
-            sorter.push(quad.map(final_id))?;
-        }
-        drop(reader);
-        let mut sorted = sorter.finish()?;
-        let mut unique = tempfile::tempfile_in(self.dir)?;
-        let mut quad_count = 0u64;
-        {
-            let mut writer = BufWriter::with_capacity(1 << 20, &mut unique);
-            while let Some(quad) = sorted.next_record()? {
-                write_record(&mut writer, &quad)?;
-                quad_count += 1;
-            }
-            writer.flush()?;
+        let mut sorted = spo.finish()?;
+        let mut unique = RecordWriter::<4>::new(self.dir)?;
+        while let Some(quad) = sorted.next_record()? {
+            unique.push(&quad)?;
         }
         drop(sorted);
+        let unique = unique.finish()?;
+        let quad_count = unique.records();
         self.set_quad_count(quad_count);
         // The keys of a batch are copied out of the merge: 32 bytes each, plus the block.
         let batch = self.block_quads * batch_blocks(self.block_quads * 48, BATCH_BYTES.max(memory_bytes / 4));
         let mut pending = Vec::with_capacity(batch);
+        let mut unique = Some(unique);
         for permutation in Permutation::ALL {
             self.progress.phase(&format!("sorting {}", permutation.name()), quad_count);
-            unique.rewind()?;
-            let mut reader = BufReader::with_capacity(1 << 20, unique.try_clone()?);
+            // The last order takes the spool, which goes once read.
+            let spool: &TempRecords<4> = unique.as_ref().context("internal error: the quad spool is gone")?;
+            let mut reader = if permutation == Permutation::Ops { unique.take().map(TempRecords::into_reader) } else { Some(spool.reader()?) }.context("internal error: no quad spool")?;
             let mut section = BlockWriter::new(self.dir)?;
             let mut entries = Vec::new();
             let mut sorted = None;
             if permutation != Permutation::Spo {
                 let mut sorter = ExternalSorter::<4>::new(self.dir, memory_bytes / 2, quad_count);
-                while let Some(quad) = read_record::<4>(&mut reader)? {
+                while let Some(quad) = reader.next_record()? {
                     sorter.push(permutation.key(quad))?;
                 }
                 sorted = Some(sorter.finish()?);
@@ -830,7 +826,7 @@ impl<'a> Orders<'a> {
             loop {
                 let key = match &mut sorted {
                     Some(sorted) => sorted.next_record()?,
-                    None => read_record::<4>(&mut reader)?,
+                    None => reader.next_record()?,
                 };
                 let Some(key) = key else { break };
                 pending.push(key);

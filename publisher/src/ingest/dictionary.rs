@@ -4,14 +4,13 @@
 //! get several temporary ids). Merging the runs yields the terms in final id
 //! order and the mapping from every temporary id to its final id.
 
-use super::sort::{ExternalSorter, read_record, write_record};
+use super::sort::{ChunkReader, ChunkWriter, ExternalSorter, RecordWriter, TempFile, TempRecords};
 use anyhow::{Context, Result};
 use hashbrown::HashTable;
 use rayon::slice::ParallelSliceMut;
 use rete_core::TermId;
-use std::fs::File;
 use std::hash::Hasher;
-use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Temporary ids for terms while parsing; 0 is the default graph.
@@ -20,7 +19,7 @@ pub struct TermRuns {
     budget_bytes: usize,
     table: TermTable,
     next_temporary: u64,
-    runs: Vec<File>,
+    runs: Vec<TempFile>,
 }
 
 /// Terms back to back in one buffer, found through a hash table of their
@@ -101,17 +100,13 @@ impl TermRuns {
 
     fn spill(&mut self) -> Result<()> {
         let slots = self.table.sorted_slots();
-        let mut file = tempfile::tempfile_in(&self.dir).context("cannot create a temporary file")?;
-        {
-            let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
-            for slot in slots {
-                writer.write_all(&slot.length.to_le_bytes())?;
-                writer.write_all(self.table.term(&slot))?;
-                writer.write_all(&slot.temporary.to_le_bytes())?;
-            }
-            writer.flush()?;
+        let mut writer = ChunkWriter::new(&self.dir)?;
+        for slot in slots {
+            writer.write_all(&slot.length.to_le_bytes())?;
+            writer.write_all(self.table.term(&slot))?;
+            writer.write_all(&slot.temporary.to_le_bytes())?;
         }
-        self.runs.push(file);
+        self.runs.push(writer.finish()?);
         // Keep the allocations for the next run: no heap churn, and the budget already counts them.
         self.table.bytes.clear();
         self.table.slots.clear();
@@ -123,8 +118,10 @@ impl TermRuns {
         if self.runs.is_empty() {
             return Ok((self.table.slots.len() as u64, self.table.bytes.len() as u64));
         }
+        self.spill_last()?;
         let (mut count, mut bytes) = (0, 0);
-        self.merge_runs(|term| {
+        let readers = self.runs.iter().map(TempFile::reader).collect::<Result<Vec<_>>>()?;
+        Self::merge_runs(readers, |term| {
             count += 1;
             bytes += term.len() as u64;
             Ok(())
@@ -134,6 +131,7 @@ impl TermRuns {
 
     /// Merges all runs: calls `each_term` with every distinct term in order
     /// (its final id is its 1-based position) and returns the id mapping.
+    /// Each run's file is released once read.
     pub fn merge(mut self, memory_bytes: usize, mut each_term: impl FnMut(&[u8]) -> Result<()>) -> Result<IdMapping> {
         let temporary_count = self.next_temporary;
         if self.runs.is_empty() {
@@ -147,41 +145,38 @@ impl TermRuns {
             }
             return Ok(IdMapping::Memory(mapping));
         }
+        self.spill_last()?;
+        let readers = std::mem::take(&mut self.runs).into_iter().map(TempFile::into_reader).collect();
         if temporary_count.saturating_mul(8) <= memory_bytes as u64 {
             let mut mapping = vec![0; temporary_count as usize];
-            self.merge_runs(each_term, |temporary, final_id| {
+            Self::merge_runs(readers, each_term, |temporary, final_id| {
                 mapping[temporary as usize] = final_id;
                 Ok(())
             })?;
             return Ok(IdMapping::Memory(mapping));
         }
         let mut pairs = ExternalSorter::<2>::new(&self.dir, memory_bytes, temporary_count);
-        self.merge_runs(each_term, |temporary, final_id| pairs.push([temporary, final_id]))?;
+        Self::merge_runs(readers, each_term, |temporary, final_id| pairs.push([temporary, final_id]))?;
         let mut sorted = pairs.finish()?;
-        let mut file = tempfile::tempfile_in(&self.dir)?;
-        let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
-        write_record(&mut writer, &[0u64])?;
+        let mut writer = RecordWriter::<1>::new(&self.dir)?;
+        writer.push(&[0u64])?;
         while let Some([_, final_id]) = sorted.next_record()? {
-            write_record(&mut writer, &[final_id])?;
+            writer.push(&[final_id])?;
         }
-        writer.flush()?;
-        drop(writer);
-        Ok(IdMapping::Disk { file, count: temporary_count })
+        Ok(IdMapping::Disk { file: writer.finish()?, count: temporary_count })
     }
 
-    fn merge_runs(&mut self, mut each_term: impl FnMut(&[u8]) -> Result<()>, mut each_pair: impl FnMut(u64, TermId) -> Result<()>) -> Result<()> {
+    /// Writes what the table holds as the last run and lets the table go.
+    fn spill_last(&mut self) -> Result<()> {
         if !self.table.slots.is_empty() {
             self.spill()?;
         }
         self.table = TermTable::default();
-        // The merge's read buffers share the memory the table had.
-        let buffer_bytes = (self.budget_bytes / self.runs.len().max(1)).clamp(4 << 10, 256 << 10);
-        let mut readers = Vec::with_capacity(self.runs.len());
-        for run in &self.runs {
-            let mut file = run.try_clone()?;
-            file.rewind()?;
-            readers.push(RunReader::new(file, buffer_bytes)?);
-        }
+        Ok(())
+    }
+
+    fn merge_runs(readers: Vec<ChunkReader>, mut each_term: impl FnMut(&[u8]) -> Result<()>, mut each_pair: impl FnMut(u64, TermId) -> Result<()>) -> Result<()> {
+        let mut readers: Vec<RunReader> = readers.into_iter().map(|reader| RunReader { reader }).collect();
         let mut heap = std::collections::BinaryHeap::new();
         for (i, reader) in readers.iter_mut().enumerate() {
             if let Some((term, id)) = reader.next()? {
@@ -205,15 +200,12 @@ impl TermRuns {
     }
 }
 
+/// A term run read back: `[length u32 LE][term][temporary id u64 LE]` records.
 struct RunReader {
-    reader: BufReader<File>,
+    reader: ChunkReader,
 }
 
 impl RunReader {
-    fn new(file: File, buffer_bytes: usize) -> Result<Self> {
-        Ok(Self { reader: BufReader::with_capacity(buffer_bytes, file) })
-    }
-
     fn next(&mut self) -> Result<Option<(Vec<u8>, u64)>> {
         let mut length = [0u8; 4];
         match self.reader.read_exact(&mut length) {
@@ -229,71 +221,69 @@ impl RunReader {
     }
 }
 
-/// Set on ids already translated; [`final_id`] removes it.
+/// Set on ids already translated by an earlier window (final and temporary
+/// ids share a number space: the flag keeps a later window from translating
+/// an id twice).
 const TRANSLATED: u64 = 1 << 63;
-
-/// The final id of a translated record value (0 stays the default graph).
-pub fn final_id(value: u64) -> TermId {
-    value & !TRANSLATED
-}
 
 /// Temporary id → final id.
 pub enum IdMapping {
     /// Small enough for memory.
     Memory(Vec<TermId>),
-    /// A dense array of u64 on disk, translated window by window.
+    /// The final id of every temporary id in order, on disk, translated window by window.
     Disk {
-        /// The array.
-        file: File,
+        /// The final ids.
+        file: TempRecords<1>,
         /// Entries.
         count: u64,
     },
 }
 
 impl IdMapping {
-    /// Rewrites a file of `[s, p, o, g]` temporary-id records into final ids,
-    /// in as many passes as windows of `memory_bytes` the mapping needs.
-    pub fn translate(&mut self, quads: File, dir: &Path, memory_bytes: usize) -> Result<File> {
+    /// Translates a file of `[s, p, o, g]` temporary-id records into final ids
+    /// and hands each quad to `each`, in as many passes as windows of
+    /// `memory_bytes` the mapping needs: the passes before the last write a
+    /// partly translated copy. Each file is released once read.
+    pub fn translate(self, quads: TempRecords<4>, dir: &Path, memory_bytes: usize, mut each: impl FnMut([u64; 4]) -> Result<()>) -> Result<()> {
+        let mut last = |quad: [u64; 4]| each(quad.map(|id| id & !TRANSLATED));
         match self {
-            Self::Memory(mapping) => translate_window(quads, dir, mapping, 0),
+            Self::Memory(mapping) => translate_window(quads, &mapping, 0, &mut last),
             Self::Disk { file, count } => {
                 let window = (memory_bytes / 8).max(1 << 16) as u64;
+                let mut mapping = file.into_reader();
                 let mut quads = quads;
                 let mut start = 0;
-                while start < *count {
-                    let length = window.min(*count - start);
-                    let mut buffer = vec![0u8; (length * 8) as usize];
-                    file.seek(std::io::SeekFrom::Start(start * 8))?;
-                    file.read_exact(&mut buffer).context("temporary mapping truncated")?;
-                    let values: Vec<u64> = buffer.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
-                    quads = translate_window(quads, dir, &values, start)?;
+                loop {
+                    let length = window.min(count - start);
+                    let mut values = Vec::with_capacity(length as usize);
+                    for _ in 0..length {
+                        values.push(mapping.next_record()?.context("temporary id mapping truncated")?[0]);
+                    }
+                    if start + length >= count {
+                        drop(mapping);
+                        return translate_window(quads, &values, start, &mut last);
+                    }
+                    let mut copy = RecordWriter::new(dir)?;
+                    translate_window(quads, &values, start, &mut |quad| copy.push(&quad))?;
+                    quads = copy.finish()?;
                     start += length;
                 }
-                Ok(quads)
             }
         }
     }
 }
 
-fn translate_window(mut quads: File, dir: &Path, mapping: &[u64], start: u64) -> Result<File> {
-    quads.rewind()?;
-    let mut reader = BufReader::with_capacity(1 << 20, quads);
-    let mut output = tempfile::tempfile_in(dir)?;
-    {
-        let mut writer = BufWriter::with_capacity(1 << 20, &mut output);
-        let end = start + mapping.len() as u64;
-        while let Some(mut quad) = read_record::<4>(&mut reader)? {
-            for id in quad.iter_mut() {
-                // Final and temporary ids share a number space: the flag keeps a
-                // later window from translating an id twice.
-                if *id & TRANSLATED == 0 && *id != 0 && (start..end).contains(id) {
-                    *id = mapping[(*id - start) as usize] | TRANSLATED;
-                }
+/// Translates the ids in `start..start + mapping.len()`.
+fn translate_window(quads: TempRecords<4>, mapping: &[u64], start: u64, each: &mut impl FnMut([u64; 4]) -> Result<()>) -> Result<()> {
+    let end = start + mapping.len() as u64;
+    let mut reader = quads.into_reader();
+    while let Some(mut quad) = reader.next_record()? {
+        for id in quad.iter_mut() {
+            if *id & TRANSLATED == 0 && *id != 0 && (start..end).contains(id) {
+                *id = mapping[(*id - start) as usize] | TRANSLATED;
             }
-            write_record(&mut writer, &quad)?;
         }
-        writer.flush()?;
+        each(quad)?;
     }
-    output.rewind()?;
-    Ok(output)
+    Ok(())
 }

@@ -5,7 +5,7 @@
 //! is one entry per label and per distinct word, not per posting.
 
 use super::readback::{TempDictionary, TempQuads};
-use super::sort::{ExternalSorter, read_record, write_record};
+use super::sort::{ExternalSorter, RecordWriter, TempRecords};
 use anyhow::{Context, Result};
 use rete_core::format::block;
 use rete_core::format::search::{BlockEncoder, KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, SEARCH_VERSION, SearchBlockEntry, SearchRoot};
@@ -14,7 +14,7 @@ use rete_core::search::normalize;
 use rete_core::{ByteRange, TermId};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Seek, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -256,7 +256,7 @@ impl WordTable {
 
 /// What cutting the labels gave: postings with temporary word ids in a file.
 struct Labelled {
-    records: File,
+    records: TempRecords<4>,
     entries: u64,
     languages: Vec<LanguageRange>,
 }
@@ -267,7 +267,7 @@ struct Labelled {
 fn cut_labels(inputs: &mut SearchInputs, pairs: &[(TermId, TermId)], weights: &HashMap<TermId, u64>, words: &mut WordTable, dir: &Path) -> Result<Labelled> {
     let mut by_label: Vec<(TermId, TermId)> = pairs.iter().map(|&(s, o)| (o, s)).collect();
     by_label.sort_unstable();
-    let mut records = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+    let mut records = RecordWriter::new(dir)?;
     let mut languages: BTreeMap<String, (TermId, TermId)> = BTreeMap::new();
     let mut entries = 0;
     for run in by_label.chunk_by(|a, b| a.0 == b.0) {
@@ -292,32 +292,31 @@ fn cut_labels(inputs: &mut SearchInputs, pairs: &[(TermId, TermId)], weights: &H
             words.postings[id as usize] += run.len() as u64;
             for &(_, subject) in run {
                 let weight = weights.get(&subject).copied().unwrap_or(0);
-                write_record(&mut records, &[u64::from(id), ((255 - weight) << 32) | length, subject, label])?;
+                records.push(&[u64::from(id), ((255 - weight) << 32) | length, subject, label])?;
             }
         }
         entries += run.len() as u64;
     }
-    let records = records.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?;
+    let records = records.finish()?;
     let languages = languages.into_iter().map(|(tag, (first, last))| LanguageRange { tag, labels: first..=last }).collect();
     Ok(Labelled { records, entries, languages })
 }
 
 /// The records with word ranks instead of temporary ids, sorted: by word,
 /// then best posting first. Written to a file, read once per pass.
-fn sort_postings(mut records: File, rank: &[u32], dir: &Path, memory_bytes: usize) -> Result<File> {
-    records.rewind()?;
-    let count = records.metadata()?.len() / 32;
-    let mut sorter = ExternalSorter::<4>::new(dir, memory_bytes / 4, count);
-    let mut reader = BufReader::with_capacity(1 << 20, records);
-    while let Some([word, order, subject, label]) = read_record::<4>(&mut reader)? {
+fn sort_postings(records: TempRecords<4>, rank: &[u32], dir: &Path, memory_bytes: usize) -> Result<TempRecords<4>> {
+    let mut sorter = ExternalSorter::<4>::new(dir, memory_bytes / 4, records.records());
+    let mut reader = records.into_reader();
+    while let Some([word, order, subject, label]) = reader.next_record()? {
         sorter.push([u64::from(rank[word as usize]), order, subject, label])?;
     }
+    drop(reader);
     let mut sorted = sorter.finish()?;
-    let mut file = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+    let mut file = RecordWriter::new(dir)?;
     while let Some(record) = sorted.next_record()? {
-        write_record(&mut file, &record)?;
+        file.push(&record)?;
     }
-    file.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")
+    file.finish()
 }
 
 fn posting(record: &[u64; 4]) -> Posting {
@@ -325,14 +324,12 @@ fn posting(record: &[u64; 4]) -> Posting {
 }
 
 /// Reads the sorted postings a word at a time: `(word rank, postings)`.
-fn for_each_word(sorted: &File, mut visit: impl FnMut(usize, &[Posting]) -> Result<()>) -> Result<()> {
-    let mut file = sorted.try_clone()?;
-    file.rewind()?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+fn for_each_word(sorted: &TempRecords<4>, mut visit: impl FnMut(usize, &[Posting]) -> Result<()>) -> Result<()> {
+    let mut reader = sorted.reader()?;
     let mut current: Option<u64> = None;
     let mut postings = Vec::new();
     loop {
-        let record = read_record::<4>(&mut reader)?;
+        let record = reader.next_record()?;
         if record.map(|r| r[0]) != current {
             if let Some(word) = current {
                 visit(word as usize, &postings)?;
@@ -420,7 +417,7 @@ impl PrefixList {
 }
 
 /// Every hot prefix's list, by key.
-fn prefix_lists(sorted: &File, words: &[Word], hot: &HashSet<String>) -> Result<BTreeMap<Vec<u8>, KeyPostings>> {
+fn prefix_lists(sorted: &TempRecords<4>, words: &[Word], hot: &HashSet<String>) -> Result<BTreeMap<Vec<u8>, KeyPostings>> {
     let mut lists: HashMap<&str, PrefixList> = hot.iter().map(|p| (p.as_str(), PrefixList::default())).collect();
     for_each_word(sorted, |rank, postings| {
         let text = &words[rank].text;
@@ -479,7 +476,7 @@ impl BlockCutter {
 /// FORMAT.md §12.3: every word's postings (the best `max_key_postings` of a
 /// longer list) and every prefix list, in key order, cut into blocks of
 /// about `target` bytes.
-fn write_blocks(sorted: &File, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyPostings>, target: u64, max_key_postings: usize, dir: &Path) -> Result<(Vec<SearchBlockEntry>, (File, SectionSummary))> {
+fn write_blocks(sorted: &TempRecords<4>, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyPostings>, target: u64, max_key_postings: usize, dir: &Path) -> Result<(Vec<SearchBlockEntry>, (File, SectionSummary))> {
     let mut cutter = BlockCutter {
         target,
         block: BlockEncoder::default(),

@@ -8,7 +8,7 @@
 
 use super::community::{self, Graph, louvain};
 use super::readback::{Lookup, local_name};
-use super::sort::{ExternalSorter, read_record, write_record};
+use super::sort::{ExternalSorter, RecordReader, RecordWriter, TempRecords};
 use super::stats::Top;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -23,7 +23,7 @@ use rete_core::format::summary::{
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Seek, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Predicates that describe the schema rather than link entities.
@@ -46,8 +46,8 @@ pub struct SummaryInputs {
     excluded: Vec<TermId>,
     /// Ids below this are IRIs or blank nodes: the entities.
     first_literal_id: TermId,
-    types: BufWriter<File>,
-    links: BufWriter<File>,
+    types: RecordWriter<2>,
+    links: RecordWriter<3>,
     last_type: Option<[TermId; 2]>,
     /// Links written.
     pub link_count: u64,
@@ -56,14 +56,13 @@ pub struct SummaryInputs {
 impl SummaryInputs {
     /// Temporary files in `dir`; `vocabulary` gives the ids of the schema predicates.
     pub fn new(dir: &Path, vocabulary: &BTreeMap<&'static str, TermId>, first_literal_id: TermId) -> Result<Self> {
-        let file = || -> Result<BufWriter<File>> { Ok(BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?)) };
         Ok(Self {
             dir: dir.to_owned(),
             rdf_type: vocabulary.get(SCHEMA_PREDICATES[0]).copied(),
             excluded: SCHEMA_PREDICATES.iter().filter_map(|p| vocabulary.get(p).copied()).collect(),
             first_literal_id,
-            types: file()?,
-            links: file()?,
+            types: RecordWriter::new(dir)?,
+            links: RecordWriter::new(dir)?,
             last_type: None,
             link_count: 0,
         })
@@ -74,11 +73,11 @@ impl SummaryInputs {
         for &[s, p, o, _] in keys {
             if Some(p) == self.rdf_type {
                 if o < self.first_literal_id && self.last_type != Some([s, o]) {
-                    write_record(&mut self.types, &[s, o])?;
+                    self.types.push(&[s, o])?;
                     self.last_type = Some([s, o]);
                 }
             } else if o < self.first_literal_id && s != o && !self.excluded.contains(&p) {
-                write_record(&mut self.links, &[s, p, o])?;
+                self.links.push(&[s, p, o])?;
                 self.link_count += 1;
             }
         }
@@ -107,8 +106,8 @@ pub struct SummarySections {
 /// Builds both sections. `classes` are the card's classes (id, instances).
 pub fn build(inputs: SummaryInputs, classes: &[(TermId, u64)], first_blank_id: TermId, lookup: &mut Lookup, options: &SummaryOptions) -> Result<SummarySections> {
     let SummaryInputs { dir, types, links, link_count, first_literal_id, .. } = inputs;
-    let types = types.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?;
-    let links = links.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?;
+    let types = types.finish()?;
+    let links = links.finish()?;
     let mut schema = Schema::default();
     for &(id, instances) in classes.iter().take(MAX_SCHEMA_ITEMS) {
         schema.classes.push(SchemaClass { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, instances });
@@ -124,6 +123,7 @@ pub fn build(inputs: SummaryInputs, classes: &[(TermId, u64)], first_blank_id: T
         }
     }
     let (link_kinds, untallied) = class_links(&dir, &types, &links, options.memory_bytes)?;
+    drop(types);
     let mut top = Top::new(MAX_SCHEMA_ITEMS);
     for (kind, count) in link_kinds {
         top.offer(kind, count);
@@ -180,23 +180,19 @@ fn cut<T>(list: &mut Vec<T>, more: &mut u64, cap: usize) {
 /// Counts links by (class of subject, predicate, class of object): join the
 /// links (by subject) with the types, sort by object, join again. Returns the
 /// counts and the links of kinds beyond [`MAX_LINK_KINDS`].
-fn class_links(dir: &Path, types: &File, links: &File, memory_bytes: usize) -> Result<(BTreeMap<[TermId; 3], u64>, u64)> {
-    let reader = |file: &File| -> Result<BufReader<File>> {
-        let mut file = file.try_clone()?;
-        file.rewind()?;
-        Ok(BufReader::with_capacity(1 << 20, file))
-    };
+fn class_links(dir: &Path, types: &TempRecords<2>, links: &TempRecords<3>, memory_bytes: usize) -> Result<(BTreeMap<[TermId; 3], u64>, u64)> {
     // With the subject, so that two links to one object stay two records.
     let mut by_object = ExternalSorter::<4>::new(dir, memory_bytes / 2, 0);
-    let mut type_pairs = TypesOf::new(reader(types)?)?;
-    let mut link_reader = reader(links)?;
-    while let Some([s, p, o]) = read_record::<3>(&mut link_reader)? {
+    let mut type_pairs = TypesOf::new(types.reader()?)?;
+    let mut link_reader = links.reader()?;
+    while let Some([s, p, o]) = link_reader.next_record()? {
         for &class in type_pairs.of(s)? {
             by_object.push([o, p, class, s])?;
         }
     }
+    drop(link_reader);
     let mut sorted = by_object.finish()?;
-    let mut type_pairs = TypesOf::new(reader(types)?)?;
+    let mut type_pairs = TypesOf::new(types.reader()?)?;
     let mut counts: BTreeMap<[TermId; 3], u64> = BTreeMap::new();
     let mut untallied = 0;
     while let Some([o, p, from, _]) = sorted.next_record()? {
@@ -214,15 +210,15 @@ fn class_links(dir: &Path, types: &File, links: &File, memory_bytes: usize) -> R
 
 /// The classes of each entity, read from the sorted type pairs as the entities ascend.
 struct TypesOf {
-    reader: BufReader<File>,
+    reader: RecordReader<2>,
     next: Option<[TermId; 2]>,
     entity: TermId,
     classes: Vec<TermId>,
 }
 
 impl TypesOf {
-    fn new(mut reader: BufReader<File>) -> Result<Self> {
-        let next = read_record::<2>(&mut reader)?;
+    fn new(mut reader: RecordReader<2>) -> Result<Self> {
+        let next = reader.next_record()?;
         Ok(Self { reader, next, entity: 0, classes: Vec::new() })
     }
 
@@ -238,7 +234,7 @@ impl TypesOf {
                 if s == entity {
                     self.classes.push(class);
                 }
-                self.next = read_record::<2>(&mut self.reader)?;
+                self.next = self.reader.next_record()?;
             }
         }
         Ok(&self.classes)
@@ -247,13 +243,11 @@ impl TypesOf {
 
 /// Louvain over the links; the coarsest [`MAX_LEVELS`] levels, capped, and
 /// the MEMBERS section with every kept node's members.
-fn communities(dir: &Path, entities: usize, links: &File, lookup: &mut Lookup) -> Result<(Vec<Level>, (File, SectionSummary))> {
+fn communities(dir: &Path, entities: usize, links: &TempRecords<3>, lookup: &mut Lookup) -> Result<(Vec<Level>, (File, SectionSummary))> {
     // Node i is the entity with term id i + 1.
     let graph = Graph::from_links(entities, |emit| {
-        let mut file = links.try_clone()?;
-        file.rewind()?;
-        let mut reader = BufReader::with_capacity(1 << 20, file);
-        while let Some([s, _, o]) = read_record::<3>(&mut reader)? {
+        let mut reader = links.reader()?;
+        while let Some([s, _, o]) = reader.next_record()? {
             emit((s - 1) as u32, (o - 1) as u32);
         }
         Ok(())

@@ -17,6 +17,8 @@ use oxrdf::{Literal, NamedNode, Term, Triple};
 use rete_core::format::axioms;
 use rete_core::format::card::Card;
 use rete_core::results::ResultFormat;
+use serde::de::IgnoredAny;
+use std::collections::HashMap;
 
 const DCAT: &str = "http://www.w3.org/ns/dcat#";
 const DCTERMS: &str = "http://purl.org/dc/terms/";
@@ -57,27 +59,60 @@ async fn respond(ctx: &Ctx, name: &str, format: Format) -> Result<Reply, HttpErr
         if format == Format::Html {
             return Ok(Reply::ok(format, page(&mut session, name).await?));
         }
-        let card = read(&mut session).await?;
-        let dataset = session.dataset();
         let bytes = match format {
-            Format::Rdf(rf) => triples_to_bytes(&void_triples(&origin, name, &dataset.entry, &card), rf, &[("void", VOID), ("dcat", DCAT), ("dcterms", DCTERMS), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
-                .map_err(|e| HttpError::Internal(format!("writing the VoID description failed: {e}")))?,
+            Format::Rdf(rf) => {
+                let card = read(&mut session).await?;
+                let entry = &session.dataset().entry;
+                triples_to_bytes(&void_triples(&origin, name, entry, &card), rf, &[("void", VOID), ("dcat", DCAT), ("dcterms", DCTERMS), ("xsd", "http://www.w3.org/2001/XMLSchema#")])
+                    .map_err(|e| HttpError::Internal(format!("writing the VoID description failed: {e}")))?
+            }
             _ => {
-                let mut body = serde_json::to_value(&card).map_err(|e| HttpError::Internal(e.to_string()))?;
-                if let Some(members) = body.as_object_mut() {
-                    members.insert("dataset".into(), name.into());
-                    members.insert("version".into(), dataset.entry.version.clone().into());
-                    members.insert("content_hash".into(), dataset.file.header.content_hash_hex().into());
-                    members.insert("file_bytes".into(), dataset.file.header.file_length.into());
-                }
-                let mut bytes = serde_json::to_vec_pretty(&body).map_err(|e| HttpError::Internal(e.to_string()))?;
-                bytes.push(b'\n');
-                bytes
+                let card = session.run(async |store| store.card_json()).await??;
+                let dataset = session.dataset();
+                let members = [
+                    ("dataset", serde_json::Value::from(name)),
+                    ("version", dataset.entry.version.as_str().into()),
+                    ("content_hash", dataset.file.header.content_hash_hex().into()),
+                    ("file_bytes", dataset.file.header.file_length.into()),
+                ];
+                with_members(&card, &members).map_err(|reason| HttpError::Corrupt(format!("{}: CARD section: {reason}", dataset.file.key)))?
             }
         };
         Ok(Reply::ok(format, bytes))
     })
     .await
+}
+
+/// The card's JSON text as the file holds it, with `members` added (or
+/// replacing the card's own of that name), on one line: no parse into a
+/// [`Card`] and back, the text is only checked to be a JSON object.
+fn with_members(card: &[u8], members: &[(&str, serde_json::Value)]) -> Result<Vec<u8>, String> {
+    let keys = serde_json::from_slice::<HashMap<String, IgnoredAny>>(card).map_err(|e| format!("not a JSON object: {e}"))?;
+    let card = card.trim_ascii();
+    let Some(inside) = card.strip_prefix(b"{").and_then(|rest| rest.strip_suffix(b"}")) else {
+        return Err("not a JSON object".into());
+    };
+    let mut bytes = Vec::with_capacity(card.len() + 256);
+    if members.iter().any(|(key, _)| keys.contains_key(*key)) {
+        // A card naming one of them itself (no writer does): rebuilt, ours win.
+        let mut object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(card).map_err(|e| e.to_string())?;
+        object.extend(members.iter().map(|(key, value)| ((*key).to_owned(), value.clone())));
+        serde_json::to_writer(&mut bytes, &object).map_err(|e| e.to_string())?;
+    } else {
+        bytes.push(b'{');
+        bytes.extend_from_slice(inside);
+        for (i, (key, value)) in members.iter().enumerate() {
+            if i > 0 || !keys.is_empty() {
+                bytes.push(b',');
+            }
+            serde_json::to_writer(&mut bytes, key).map_err(|e| e.to_string())?;
+            bytes.push(b':');
+            serde_json::to_writer(&mut bytes, value).map_err(|e| e.to_string())?;
+        }
+        bytes.push(b'}');
+    }
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// The card as VoID and DCAT: the dataset node is `{origin}/{ds}/card#dataset`
@@ -152,3 +187,38 @@ fn void_triples(origin: &str, name: &str, entry: &datasets::VersionEntry, card: 
     triples
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::with_members;
+    use serde_json::{Value, json};
+
+    fn members() -> [(&'static str, Value); 2] {
+        [("dataset", json!("qudt")), ("file_bytes", json!(7))]
+    }
+
+    fn parsed(bytes: &[u8]) -> Value {
+        assert!(bytes.ends_with(b"}\n"), "{}", String::from_utf8_lossy(bytes));
+        serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(bytes)))
+    }
+
+    #[test]
+    fn members_follow_the_cards_own_in_its_order() {
+        let bytes = with_members(br#"{"rete_version":"0.1","quads":3,"x":{"a":[1]}}"#, &members()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bytes, b"{\"rete_version\":\"0.1\",\"quads\":3,\"x\":{\"a\":[1]},\"dataset\":\"qudt\",\"file_bytes\":7}\n");
+        assert_eq!(parsed(&with_members(b" {} ", &members()).unwrap_or_default()), json!({"dataset": "qudt", "file_bytes": 7}));
+    }
+
+    #[test]
+    fn a_card_naming_a_member_itself_is_rebuilt_with_ours() {
+        let bytes = with_members(br#"{"dataset":"other","quads":3}"#, &members()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed(&bytes), json!({"dataset": "qudt", "quads": 3, "file_bytes": 7}));
+    }
+
+    #[test]
+    fn text_that_is_not_a_json_object_is_refused() {
+        for bad in [&b"[1]"[..], b"{\"a\":", b"", b"{\"a\":1} {}"] {
+            assert!(with_members(bad, &members()).is_err_and(|e| e.starts_with("not a JSON object")), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}
