@@ -34,8 +34,11 @@ pub const FEATURE_TRIPLE_TERMS: u64 = 1 << 0;
 /// `required_features` bit 1 (FORMAT.md §4.3): INDEX is the root of a tree
 /// of directory nodes in a DIRECTORY section.
 pub const FEATURE_DIRECTORY: u64 = 1 << 1;
+/// `required_features` bit 2 (FORMAT.md §5.1.1): numbers and dates are
+/// encoded in the value-ordered term kinds 0x07–0x09.
+pub const FEATURE_VALUE_ORDER: u64 = 1 << 2;
 /// The required features this build reads, with their names.
-const KNOWN_FEATURES: [(u64, &str); 2] = [(FEATURE_TRIPLE_TERMS, "triple-terms"), (FEATURE_DIRECTORY, "directory")];
+const KNOWN_FEATURES: [(u64, &str); 3] = [(FEATURE_TRIPLE_TERMS, "triple-terms"), (FEATURE_DIRECTORY, "directory"), (FEATURE_VALUE_ORDER, "value-order")];
 
 /// Section kinds (FORMAT.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -196,6 +199,11 @@ impl Header {
     /// Whether the dictionary may hold RDF 1.2 triple terms.
     pub fn has_triple_terms(&self) -> bool {
         self.required_features & FEATURE_TRIPLE_TERMS != 0
+    }
+
+    /// How the dictionary encodes numbers and dates (FORMAT.md §5.1.1).
+    pub fn literal_order(&self) -> crate::format::term::LiteralOrder {
+        if self.required_features & FEATURE_VALUE_ORDER != 0 { crate::format::term::LiteralOrder::Value } else { crate::format::term::LiteralOrder::Lexical }
     }
 
     /// Whether a query without `FROM` sees every graph as its default graph.

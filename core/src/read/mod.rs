@@ -368,7 +368,13 @@ impl<S: RangeSource> Store<S> {
 
     /// The id of a term, or `None` when the dataset does not contain it.
     pub fn term_id(&self, term: TermRef<'_>) -> Result<Option<TermId>, ReadError> {
-        self.encoded_term_id(&term::encode_term(term))
+        self.encoded_term_id(&self.encode_term(term))
+    }
+
+    /// The encoded form of a term in this file's encoding (FORMAT.md §5.1:
+    /// numbers and dates by value only in files with `required_features` bit 2).
+    pub fn encode_term(&self, term: TermRef<'_>) -> Vec<u8> {
+        term::encode_term_as(term, self.header.literal_order())
     }
 
     /// The id of an encoded term (FORMAT.md §5.2, string → id).
@@ -451,9 +457,16 @@ impl<S: RangeSource> Store<S> {
     /// the dictionary blocks where the range starts and ends (one when they
     /// are the same); a miss names both.
     pub fn ids_with_prefix(&self, prefix: &[u8]) -> Result<std::ops::Range<TermId>, ReadError> {
-        let start = self.first_id_at_or_after(prefix);
-        let end = match prefix_successor(prefix) {
-            Some(after) => self.first_id_at_or_after(&after),
+        self.ids_between(prefix, prefix_successor(prefix).as_deref())
+    }
+
+    /// The ids of the terms whose encoding is in `[low, high)` (`high`
+    /// `None`: to the last term), as [`Self::ids_with_prefix`] reads them:
+    /// the numbers or dates between two keys (FORMAT.md §5.1.1).
+    pub fn ids_between(&self, low: &[u8], high: Option<&[u8]>) -> Result<std::ops::Range<TermId>, ReadError> {
+        let start = self.first_id_at_or_after(low);
+        let end = match high {
+            Some(high) => self.first_id_at_or_after(high),
             None => Ok(self.end_id()),
         };
         match (start, end) {
@@ -470,10 +483,15 @@ impl<S: RangeSource> Store<S> {
     /// is in memory (the dictionary blocks' or nodes' ids around its ends),
     /// without reading: for speculative reads.
     pub fn ids_around_prefix(&self, prefix: &[u8]) -> std::ops::Range<TermId> {
+        self.ids_around_between(prefix, prefix_successor(prefix).as_deref())
+    }
+
+    /// The ids that hold [`Self::ids_between`]'s answer, without reading.
+    pub fn ids_around_between(&self, low: &[u8], high: Option<&[u8]>) -> std::ops::Range<TermId> {
         let first = self.first_id();
-        let start = self.ids_around_term(prefix).map_or(first, |ids| ids.start);
-        let end = match prefix_successor(prefix) {
-            Some(after) => self.ids_around_term(&after).map_or(first, |ids| ids.end),
+        let start = self.ids_around_term(low).map_or(first, |ids| ids.start);
+        let end = match high {
+            Some(high) => self.ids_around_term(high).map_or(first, |ids| ids.end),
             None => self.end_id(),
         };
         start..end.max(start)

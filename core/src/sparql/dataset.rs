@@ -21,9 +21,10 @@ use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
 use super::term_functions;
+use super::value_ranges::ObjectRange;
 use crate::format::term::TRIPLE_TERM;
 use crate::read::{GraphFilter, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
-use crate::{Permutation, RangeSource, ReadError, Store, TermId, encode_term};
+use crate::{Permutation, RangeSource, ReadError, Store, TermId};
 use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term, TermRef};
 use rustc_hash::FxHashMap;
@@ -86,6 +87,8 @@ pub(crate) struct StoreDataset<'a, S> {
     memos: TermMemos,
     /// The dictionary block decoded last, and where (`Store::term_in`).
     reader: RefCell<TermReader>,
+    /// Objects FILTERs allow for the only pattern with a predicate (`value_ranges.rs`).
+    object_ranges: Vec<ObjectRange>,
 }
 
 /// Bounds `reshaped`; past it, values get spareval's own forms.
@@ -144,7 +147,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false }
+        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new() }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -152,6 +155,37 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn with_union_default_graph(mut self, union: bool) -> Self {
         self.union_default_graph = union;
         self
+    }
+
+    /// Reads only the objects in these ranges for the patterns with their
+    /// predicates and free subject and object (`value_ranges.rs`).
+    pub(crate) fn with_object_ranges(mut self, ranges: Vec<ObjectRange>) -> Self {
+        self.object_ranges = ranges;
+        self
+    }
+
+    /// The object ids a FILTER allows a pattern with this predicate
+    /// (`None`: no range applies). Exact when the dictionary blocks at the
+    /// range's ends are in memory; else, like a pending term, the ids of
+    /// those blocks, for the quad blocks to come in the same round.
+    fn object_range(&self, predicate: &InternalTerm) -> Option<Bound> {
+        let range = self.object_ranges.iter().find(|range| match predicate {
+            InternalTerm::Stored(id) => matches!(self.store.term_id(range.predicate.as_ref().into()), Ok(Some(found)) if found == *id),
+            InternalTerm::Pending(term, _) => matches!(term.as_ref(), Term::NamedNode(node) if *node == range.predicate),
+            InternalTerm::Computed(_) | InternalTerm::TripleTerms(_) => false,
+        })?;
+        Some(match self.store.ids_between(&range.low, Some(&range.high)) {
+            Ok(ids) if ids.is_empty() => Bound::Absent,
+            Ok(ids) => Bound::Ids(ids),
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                Bound::Pending { ids: self.store.ids_around_between(&range.low, Some(&range.high)), ranged: true }
+            }
+            Err(error) => {
+                self.fail(error);
+                Bound::Absent
+            }
+        })
     }
 
     /// The encoded form of a part of a triple term (`None`: not decoded in
@@ -166,7 +200,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                 }
                 Err(error) => Err(self.fail(error)),
             },
-            InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Some(encode_term(term.as_ref().as_ref()))),
+            InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => Ok(Some(self.store.encode_term(term.as_ref().as_ref()))),
             InternalTerm::TripleTerms(terms) => Ok(terms.prefix.clone()),
         }
     }
@@ -180,7 +214,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         if !self.meter.step() {
             return Err(Stopped);
         }
-        let encoded = encode_term(term.as_ref());
+        let encoded = self.store.encode_term(term.as_ref());
         match self.store.encoded_term_id(&encoded) {
             Ok(Some(id)) => Ok(InternalTerm::Stored(id)),
             Ok(None) => Ok(InternalTerm::Computed(Rc::new(term))),
@@ -254,7 +288,13 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         object: Option<&InternalTerm>,
         graph_name: Option<Option<&InternalTerm>>,
     ) -> impl Iterator<Item = Result<InternalQuad<InternalTerm>, Stopped>> + use<'a, S> {
-        let bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
+        let mut bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
+        if let (None, Some(predicate), None) = (subject, predicate, object)
+            && !self.object_ranges.is_empty()
+            && let Some(objects) = self.object_range(predicate)
+        {
+            bounds[2] = objects;
+        }
         // A bound term the dictionary lacks matches nothing; a pending one
         // matches nothing in this run but says which blocks the next needs.
         let graph = match graph_name {

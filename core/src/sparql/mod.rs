@@ -26,6 +26,7 @@ mod graph_scope;
 mod memo;
 mod term_functions;
 mod tokens;
+mod value_ranges;
 #[cfg(all(test, feature = "write"))]
 pub(crate) mod tests;
 
@@ -35,6 +36,7 @@ pub use oxrdf::{Triple, Variable};
 pub use spareval::QuerySolution;
 pub use spargebra::Query;
 
+use crate::format::term::LiteralOrder;
 use crate::{RangeSource, Store};
 use budget::{Meter, STEP_FUNCTION, with_step_hooks};
 use dataset::StoreDataset;
@@ -93,6 +95,9 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     let meter = Arc::new(Meter::new(options.budget.clone()));
     let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
     let (query, unknown_functions) = adapt(searched.as_ref().unwrap_or(query));
+    // Range FILTERs on numbers and dates read only their range (FORMAT.md
+    // §5.1.1), found before the step hooks reshape the pattern.
+    let object_ranges = if store.header().literal_order() == LiteralOrder::Value { value_ranges::object_ranges(&query) } else { Vec::new() };
     let query = if options.budget.is_unlimited() { query } else { with_hooks(&query) };
     let hook_meter = Arc::clone(&meter);
     let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
@@ -107,7 +112,7 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     // names no graphs of its own (no FROM, FROM NAMED or protocol graphs)
     // sees every graph as its default graph.
     let union = store.header().union_default_graph() && prepared.dataset().is_default_dataset();
-    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union)) {
+    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union).with_object_ranges(object_ranges)) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
         Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {

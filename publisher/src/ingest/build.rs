@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rete_core::format::block;
-use rete_core::format::header::{FEATURE_TRIPLE_TERMS, FLAG_UNION_DEFAULT_GRAPH};
+use rete_core::format::header::{FEATURE_TRIPLE_TERMS, FEATURE_VALUE_ORDER, FLAG_UNION_DEFAULT_GRAPH};
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
 use rete_core::format::directory::{Body, build_tree};
@@ -122,8 +122,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let Dictionary { section: mut dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
     let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
-    // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0.
-    let required_features = if term_stats.first_triple_term_id.is_some() { FEATURE_TRIPLE_TERMS } else { 0 };
+    // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0,
+    // one with a value-ordered literal (§5.1.1) with bit 2.
+    let required_features = if term_stats.first_triple_term_id.is_some() { FEATURE_TRIPLE_TERMS } else { 0 } | if term_stats.value_order { FEATURE_VALUE_ORDER } else { 0 };
     let vocabulary = std::mem::take(&mut term_stats.vocabulary);
     let (mut sorted, summary_inputs) = sort_orders(parsed.quads, mapping, &vocabulary, first_literal_id, &work)?;
     let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };

@@ -5,7 +5,7 @@
 //! bounded by the caps, whatever the number of terms.
 
 use rete_core::TermId;
-use rete_core::format::term::TRIPLE_TERM;
+use rete_core::format::term::{self, TRIPLE_TERM};
 use rete_core::format::card::{CARD_LIST_CAP, DatatypeCount, LanguageCount, Namespace};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -137,10 +137,17 @@ pub struct TermStats {
     pub first_blank_id: Option<TermId>,
     /// First id of a literal (ids below are IRIs and blank nodes).
     pub first_literal_id: Option<TermId>,
-    /// First id of an RDF 1.2 triple term (FORMAT.md §5.1: they sort last).
+    /// First id of an RDF 1.2 triple term (FORMAT.md §5.1: they sort after the literals of kinds 0x03–0x05).
     pub first_triple_term_id: Option<TermId>,
+    /// Whether a term is or holds a value-ordered literal (FORMAT.md §5.1.1:
+    /// the file needs `required_features` bit 2).
+    pub value_order: bool,
     languages: Runs<String>,
     datatypes: Runs<String>,
+    /// Literals of the datatypes that may be value-ordered: they do not come
+    /// grouped by datatype (numbers of every type sort together by value, and
+    /// ill-typed ones apart as kind 0x05), so they are counted here.
+    value_datatypes: BTreeMap<String, u64>,
     /// Namespaces that prefix the current IRI, outermost first, with their counts.
     open_namespaces: Vec<(String, u64)>,
     namespaces: Top<String>,
@@ -154,8 +161,10 @@ impl Default for TermStats {
             first_blank_id: None,
             first_literal_id: None,
             first_triple_term_id: None,
+            value_order: false,
             languages: Runs::new(CARD_LIST_CAP),
             datatypes: Runs::new(CARD_LIST_CAP),
+            value_datatypes: BTreeMap::new(),
             open_namespaces: Vec::new(),
             namespaces: Top::new(CARD_LIST_CAP),
         }
@@ -189,7 +198,14 @@ impl TermStats {
                 if kind == TRIPLE_TERM {
                     self.first_triple_term_id.get_or_insert(id);
                 }
+                self.value_order |= term::has_value_order(term);
                 let before_zero = |rest: &[u8]| rest.iter().position(|&b| b == 0).map(|end| String::from_utf8_lossy(&rest[..end]).into_owned());
+                if let Some(key_bytes) = term::key_length(kind) {
+                    if let Some(datatype) = rest.get(key_bytes..).and_then(before_zero) {
+                        *self.value_datatypes.entry(datatype).or_default() += 1;
+                    }
+                    return;
+                }
                 match kind {
                     0x03 => _ = self.datatypes.add(&XSD_STRING.to_owned()),
                     0x04 => {
@@ -198,11 +214,11 @@ impl TermStats {
                             self.languages.add(&tag);
                         }
                     }
-                    0x05 => {
-                        if let Some(datatype) = before_zero(rest) {
-                            self.datatypes.add(&datatype);
-                        }
-                    }
+                    0x05 => match before_zero(rest) {
+                        Some(datatype) if term::is_value_datatype(&datatype) => *self.value_datatypes.entry(datatype).or_default() += 1,
+                        Some(datatype) => _ = self.datatypes.add(&datatype),
+                        None => {}
+                    },
                     _ => {}
                 }
             }
@@ -234,6 +250,9 @@ impl TermStats {
     pub fn finish(mut self, declared: &[(String, String)]) -> (Vec<LanguageCount>, u64, Vec<DatatypeCount>, u64, Vec<Namespace>, u64) {
         self.languages.close();
         self.datatypes.close();
+        for (datatype, count) in std::mem::take(&mut self.value_datatypes) {
+            self.datatypes.top.offer(datatype, count);
+        }
         while let Some((open, count)) = self.open_namespaces.pop() {
             self.namespaces.offer(open, count);
         }

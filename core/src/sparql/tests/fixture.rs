@@ -108,9 +108,12 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
     let mut header =
         layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), [None, None], None, dictionary_summary, permutation_summaries, None, None);
     header.flags = flags;
-    // FORMAT.md §2: triple terms (kind 0x06, the last terms) make the file 2.0.
-    if terms.last().is_some_and(|t| t.first() == Some(&crate::format::term::TRIPLE_TERM)) {
+    // FORMAT.md §2: triple terms (kind 0x06) and value-ordered literals (§5.1.1) make the file 2.0.
+    if terms.iter().any(|t| t.first() == Some(&crate::format::term::TRIPLE_TERM)) {
         header.require(crate::format::header::FEATURE_TRIPLE_TERMS);
+    }
+    if terms.iter().any(|t| crate::format::term::has_value_order(t)) {
+        header.require(crate::format::header::FEATURE_VALUE_ORDER);
     }
     let mut file = header.encode();
     file.extend_from_slice(&index_sealed);

@@ -9,6 +9,7 @@ mod scoping;
 mod term_functions;
 mod triple_ranges;
 mod triple_terms;
+mod value_ranges;
 mod union;
 
 use super::*;

@@ -72,8 +72,11 @@ fn a_corrupt_language_literal_is_an_error_that_names_it() {
     assert!(error.contains("unknown base direction"), "{error}");
     let error = literal_parts(b"\x04en").unwrap_err().to_string();
     assert!(error.contains("language tag without separator"), "{error}");
-    let error = literal_parts(b"\x09x").unwrap_err().to_string();
+    let error = literal_parts(b"\x0Ax").unwrap_err().to_string();
     assert!(error.contains("unknown term kind"), "{error}");
+    // 0x09 is a date (FORMAT.md §5.1.1): its 16-byte key is missing.
+    let error = literal_parts(b"\x09x").unwrap_err().to_string();
+    assert!(error.contains("shorter than its key"), "{error}");
     let Err(error) = super::super::term_functions::answer(spareval::TermFunction::StrLen, b"\x03\xff") else { panic!("STRLEN of invalid UTF-8") };
     let error = error.to_string();
     assert!(error.contains("invalid UTF-8"), "{error}");
