@@ -51,12 +51,12 @@ fn run<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &str, options: &Quer
 fn rows_with(store: &Store<Vec<u8>>, query: &str, options: &QueryOptions) -> Vec<Vec<String>> {
     let Answer::Solutions(solutions) = run(store, query, options).unwrap() else { panic!("not a SELECT: {query}") };
     let variables = solutions.variables().to_vec();
-    solutions
-        .map(|s| {
-            let s = s.unwrap();
-            variables.iter().map(|v| s.get(v).map(|t| t.to_string().replace("http://example.org/", ":")).unwrap_or_default()).collect()
-        })
-        .collect()
+    solutions.map(|s| row(&variables, &s.unwrap())).collect()
+}
+
+/// One solution as N-Triples-like strings ("" for unbound), `:` for the example namespace.
+fn row(variables: &[Variable], solution: &QuerySolution) -> Vec<String> {
+    variables.iter().map(|v| solution.get(v).map(|t| t.to_string().replace("http://example.org/", ":")).unwrap_or_default()).collect()
 }
 
 /// Rows in output order, checked to be the same with and without step hooks.

@@ -36,12 +36,7 @@ fn reference(query: &str) -> BTreeSet<Vec<String>> {
     let query = SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap();
     let spareval::QueryResults::Solutions(solutions) = QueryEvaluator::new().prepare(&query).execute(&dataset).unwrap() else { panic!("not a SELECT") };
     let variables = solutions.variables().to_vec();
-    solutions
-        .map(|s| {
-            let s = s.unwrap();
-            variables.iter().map(|v| s.get(v).map(|t| t.to_string().replace("http://example.org/", ":")).unwrap_or_default()).collect()
-        })
-        .collect()
+    solutions.map(|s| row(&variables, &s.unwrap())).collect()
 }
 
 #[test]
