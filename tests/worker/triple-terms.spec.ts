@@ -21,7 +21,8 @@ const sparql = (query: string, accept?: string) =>
 test("the file is format 2.0 with required feature bit 0", () => {
   const bytes = readFileSync(resolve(FILES, "triple-terms.rete"));
   expect([bytes.readUInt16LE(0x08), bytes.readUInt16LE(0x0a)]).toEqual([2, 0]);
-  expect(bytes.readBigUInt64LE(0x48)).toBe(1n);
+  // Bit 0 is the triple terms'; bit 2 (value-ordered literals) is set too when the data has numbers or dates.
+  expect(bytes.readBigUInt64LE(0x48) & 1n).toBe(1n);
 });
 
 describe("SELECT over triple terms", () => {
