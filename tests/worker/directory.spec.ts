@@ -13,19 +13,12 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { counters, RETE, ROOT, startWorker } from "./mf.ts";
+import { ROUND_CASES, sparql } from "./qudt-rounds.ts";
 
-const UNIT = "http://qudt.org/vocab/unit/";
-const sparql = (query: string) => `/qudt/sparql?query=${encodeURIComponent(`PREFIX qudt: <http://qudt.org/schema/qudt/> PREFIX unit: <${UNIT}> ${query}`)}`;
-
-/** Request → the most rounds it may take cold on the flat file, the pointer included. The card
- * is not compared: it names its file's content hash and size. */
+/** The flat file's bounds (qudt-rounds.ts) and a scan. The card is not compared: it names its
+ * file's content hash and size. */
 const CASES: [string, string, number][] = [
-  ["the card", "/qudt/card", 1],
-  ["one pattern, bound subject", sparql("SELECT ?p ?o WHERE { unit:KiloM-PER-HR ?p ?o }"), 3],
-  ["ASK of one triple", sparql("ASK { unit:KiloM-PER-HR qudt:symbol ?s }"), 3],
-  ["DESCRIBE of one IRI", sparql("DESCRIBE unit:KiloM-PER-HR"), 3],
-  ["dereference (303)", "/qudt/id/vocab/unit/KiloM-PER-HR", 3],
-  ["BGP of 2 patterns", sparql('SELECT ?u WHERE { ?u qudt:symbol "km/h" ; qudt:hasQuantityKind ?k }'), 4],
+  ...ROUND_CASES,
   ["a scan", sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s a qudt:Unit }"), 64],
 ];
 

@@ -7,18 +7,11 @@
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { counters, FILES, startWorker } from "./mf.ts";
-
-const UNIT = "http://qudt.org/vocab/unit/";
-const sparql = (query: string) => `/qudt/sparql?query=${encodeURIComponent(`PREFIX qudt: <http://qudt.org/schema/qudt/> PREFIX unit: <${UNIT}> ${query}`)}`;
+import { ROUND_CASES, sparql } from "./qudt-rounds.ts";
 
 /** Request → the most rounds it may take cold, the pointer included. */
 const CASES: [string, string, number][] = [
-  ["the card", "/qudt/card", 1],
-  ["one pattern, bound subject", sparql("SELECT ?p ?o WHERE { unit:KiloM-PER-HR ?p ?o }"), 3],
-  ["ASK of one triple", sparql("ASK { unit:KiloM-PER-HR qudt:symbol ?s }"), 3],
-  ["DESCRIBE of one IRI", sparql("DESCRIBE unit:KiloM-PER-HR"), 3],
-  ["dereference (303)", "/qudt/id/vocab/unit/KiloM-PER-HR", 3],
-  ["BGP of 2 patterns", sparql('SELECT ?u WHERE { ?u qudt:symbol "km/h" ; qudt:hasQuantityKind ?k }'), 4],
+  ...ROUND_CASES,
   ["BGP of 3 patterns", sparql('SELECT ?u ?c WHERE { ?u qudt:symbol "km/h" ; qudt:hasQuantityKind ?k . ?k qudt:applicableUnit ?c }'), 5],
 ];
 
