@@ -14,15 +14,20 @@ use oxrdfio::{RdfFormat, RdfParser};
 use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::xxh3_64;
 
+/// The quads of a TriG document.
+pub fn quads_of(trig: &str) -> Vec<Quad> {
+    RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG")
+}
+
 /// The bytes of a file holding the quads of a TriG document.
 pub fn from_trig(trig: &str) -> Vec<u8> {
-    let quads = RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG");
+    let quads = quads_of(trig);
     build(&quads, 5)
 }
 
 /// The same with `block_quads` quads per permutation block and these header `flags`.
 pub fn from_trig_with_flags(trig: &str, block_quads: usize, flags: u64) -> Vec<u8> {
-    let quads = RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG");
+    let quads = quads_of(trig);
     build_flagged(&quads, block_quads, 48, flags)
 }
 

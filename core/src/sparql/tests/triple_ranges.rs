@@ -9,7 +9,6 @@ use crate::read::{BlockCache, RoundOptions, RoundStats, open_in_rounds, run_in_r
 use crate::sparql::{Answer, QueryOptions, query};
 use crate::{ByteRange, RangeSource, ReadError, Store};
 use oxrdf::{Dataset, GraphName, Literal, NamedNode, Quad, Triple};
-use oxrdfio::{RdfFormat, RdfParser};
 use spareval::{QueryEvaluator, QueryResults};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -82,10 +81,6 @@ const QUERIES: &[&str] = &[
     "ASK { ?r :q <<( :s1 :p :nothing )>> }",
 ];
 
-fn parse(trig: &str) -> Vec<Quad> {
-    RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG")
-}
-
 /// The answer as sorted lines, blank nodes written as `_:`.
 fn lines(answer: QueryResults<'_>) -> BTreeSet<String> {
     let blank = |text: String| if text.starts_with("_:") { "_:".to_owned() } else { text };
@@ -107,7 +102,7 @@ fn rete_lines<S: RangeSource>(store: &Store<S>, text: &str) -> Result<BTreeSet<S
 
 #[test]
 fn patterns_inside_triple_terms_answer_as_an_in_memory_evaluation() {
-    let quads = parse(SHAPES);
+    let quads = fixture::quads_of(SHAPES);
     let memory: Dataset = quads.iter().cloned().collect();
     // Tiny blocks: ranges cross dictionary and permutation blocks.
     let store = Store::open(fixture::build(&quads, 3), 1 << 20).unwrap();
@@ -126,7 +121,7 @@ fn patterns_inside_triple_terms_answer_as_an_in_memory_evaluation() {
 fn missing_blocks_of_a_triple_term_range_are_fetched_and_the_answer_completes() {
     // Every block fetched only when asked for: the ranges' ends and the quads
     // of the range come in later rounds, and the answer is the synchronous one.
-    let file = fixture::build(&parse(SHAPES), 3);
+    let file = fixture::build(&fixture::quads_of(SHAPES), 3);
     let full = Store::open(file.clone(), 1 << 20).unwrap();
     let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(1 << 20));
     for text in QUERIES {

@@ -10,7 +10,6 @@ use crate::sparql::{Answer, QueryOptions, query};
 use crate::{RangeSource, Store};
 use oxrdf::vocab::xsd;
 use oxrdf::{Dataset, GraphName, Literal, NamedNode, Quad};
-use oxrdfio::{RdfFormat, RdfParser};
 use spareval::{QueryEvaluator, QueryResults};
 use std::collections::BTreeSet;
 
@@ -54,10 +53,6 @@ const QUERIES: &[&str] = &[
     "ASK { ?s :v ?v FILTER(?v > 1e301) }",
 ];
 
-fn parse(trig: &str) -> Vec<Quad> {
-    RdfParser::from_format(RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().expect("valid TriG")
-}
-
 fn lines(answer: QueryResults<'_>) -> BTreeSet<String> {
     match answer {
         QueryResults::Solutions(solutions) => solutions.map(|s| s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ")).collect(),
@@ -76,7 +71,7 @@ fn rete_lines<S: RangeSource>(store: &Store<S>, text: &str) -> Result<BTreeSet<S
 
 #[test]
 fn range_filters_answer_as_an_in_memory_evaluation() {
-    let quads = parse(SHAPES);
+    let quads = fixture::quads_of(SHAPES);
     let memory: Dataset = quads.iter().cloned().collect();
     // Tiny blocks: ranges cross dictionary and permutation blocks.
     let file = fixture::build(&quads, 3);
