@@ -38,6 +38,7 @@ use super::budget::Meter;
 use super::value_ranges;
 use crate::format::permutation::Permutation;
 use crate::format::term;
+use crate::read::PermutationKeys;
 use crate::{RangeSource, ReadError, Store, TermId};
 use oxrdf::{NamedNode, Variable};
 use spargebra::Query;
@@ -142,21 +143,32 @@ pub(crate) fn restriction<S: RangeSource>(store: &Store<S>, meter: &Meter, top: 
     let deferred = Restriction { predicate, objects: None };
     let mut depth = top.want;
     loop {
-        let threshold = threshold(store, predicate, depth, top.descending).and_then(|threshold| match threshold {
-            Some(threshold) => both(range_beyond(store, &threshold, top.descending, false), range_beyond(store, &threshold, top.descending, true)).map(Some),
-            None => Ok(None),
-        });
-        let (sure, kept) = match threshold {
-            Ok(ranges) => ranges?,
+        let ends = match ends(store, predicate, depth, top.descending) {
+            Ok(ends) => ends?,
             Err(error) => {
                 missed(error);
                 return Some(deferred);
             }
         };
+        // Blocks missed from here on are asked for together: a run that
+        // missed is thrown away, so it may go on as if the kinds agree.
+        match one_kind(store, &ends) {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(error) => missed(error),
+        }
+        let sure = if top.descending { ends.threshold..TermId::MAX } else { 0..ends.threshold.saturating_add(1) };
+        let kept = match store.encoded_term(ends.threshold).and_then(|threshold| range_beyond(store, &threshold, top.descending)) {
+            Ok(kept) => kept,
+            Err(error) => {
+                missed(error);
+                sure.clone()
+            }
+        };
         let kept = Restriction { predicate, objects: Some(kept) };
-        // A run that missed is thrown away: read the range now, check it
-        // in the next round. A lone pattern over a file without named
-        // graphs has a row for each of the `depth` quads: nothing to check.
+        // A run that missed reads the range now and checks it in the next
+        // round. A lone pattern over a file without named graphs has a row
+        // for each of the `depth` quads: nothing to check.
         if meter.has_missed() || (top.lone_pattern() && store.index().graphs.is_empty()) {
             return Some(kept);
         }
@@ -178,12 +190,12 @@ fn deeper(depth: u64, rows: u64, want: u64) -> u64 {
 }
 
 /// The ids from the threshold's key to the end of the order (`DESC`: up to
-/// the last id; `ASC`: from the first), `widen`ed past what keys do not
-/// tell apart. Every object of the predicate is of the threshold's kind, so
-/// no bound at the kind's other end is needed.
-fn range_beyond<S: RangeSource>(store: &Store<S>, threshold: &[u8], descending: bool, widen: bool) -> Result<Range<TermId>, ReadError> {
+/// the last id; `ASC`: from the first), widened past what keys do not tell
+/// apart from it. Every object of the predicate is of the threshold's kind,
+/// so no bound at the kind's other end is needed.
+fn range_beyond<S: RangeSource>(store: &Store<S>, threshold: &[u8], descending: bool) -> Result<Range<TermId>, ReadError> {
     let Some((kind, key)) = term::encoded_value_key(threshold) else { return Ok(0..TermId::MAX) };
-    let key = if widen { value_ranges::widened(&key, if descending { -1 } else { 1 }).unwrap_or(key) } else { key };
+    let key = value_ranges::widened(&key, if descending { -1 } else { 1 }).unwrap_or(key);
     let mut bound = vec![kind];
     bound.extend_from_slice(key.bytes());
     if descending {
@@ -195,28 +207,34 @@ fn range_beyond<S: RangeSource>(store: &Store<S>, threshold: &[u8], descending: 
     }
 }
 
-/// The encoded value `depth` rows from the end of the predicate's rows in
-/// POS (from the largest for `descending`), `None` when it has fewer rows
-/// or its objects are not all of one value-ordered kind.
-fn threshold<S: RangeSource>(store: &Store<S>, predicate: TermId, depth: u64, descending: bool) -> Result<Option<Vec<u8>>, ReadError> {
+/// A predicate's lowest and highest objects, and the threshold: the object
+/// `depth` rows from the end of its rows in POS (the highest for `DESC`).
+struct Ends {
+    lowest: TermId,
+    highest: TermId,
+    threshold: TermId,
+}
+
+/// The [`Ends`] of a predicate's objects, `None` when it has fewer than
+/// `depth` rows. Reads the POS blocks at both ends of the predicate (the
+/// first not when the directory says it starts with the predicate), and from
+/// the end of the order as many as the threshold needs.
+fn ends<S: RangeSource>(store: &Store<S>, predicate: TermId, depth: u64, descending: bool) -> Result<Option<Ends>, ReadError> {
     let blocks = store.blocks_for_prefix(Permutation::Pos, &[predicate])?;
     if blocks.is_empty() {
         return Ok(None);
     }
-    // The predicate's first and last objects: all of one kind when both are.
-    let first = store.permutation_block(Permutation::Pos, blocks.start);
+    let rows_of = |keys: &PermutationKeys| keys.lower_bound(&[predicate])..keys.lower_bound(&[predicate.saturating_add(1)]);
+    let object_at = |keys: &PermutationKeys, row: usize| keys.get(row).map(|key| key[1]);
+    let lowest = match store.permutation_head(Permutation::Pos, blocks.start) {
+        Some(head) if head[0] == predicate => Ok(Some(head[1])),
+        _ => store.permutation_block(Permutation::Pos, blocks.start).map(|keys| object_at(&keys, rows_of(&keys).start)),
+    };
     let last = store.permutation_block(Permutation::Pos, blocks.end - 1);
-    let (first, last) = both(first, last)?;
-    let rows_of = |keys: &crate::read::PermutationKeys| keys.lower_bound(&[predicate])..keys.lower_bound(&[predicate.saturating_add(1)]);
-    let object_at = |keys: &crate::read::PermutationKeys, row: usize| keys.get(row).map(|key| key[1]);
-    let (lowest, highest) = (rows_of(&first), rows_of(&last));
-    let (Some(lowest), Some(highest)) = (object_at(&first, lowest.start), highest.end.checked_sub(1).and_then(|row| object_at(&last, row))) else { return Ok(None) };
-    let (lowest, highest) = both(store.encoded_term(lowest), store.encoded_term(highest))?;
-    let kind = lowest.first().copied().filter(|&kind| term::key_length(kind).is_some());
-    if kind.is_none() || kind != highest.first().copied() {
-        return Ok(None);
-    }
-    // Walk from the end until `depth` rows are behind.
+    let (lowest, last) = both(lowest, last)?;
+    let highest = rows_of(&last).end.checked_sub(1).and_then(|row| object_at(&last, row));
+    let (Some(lowest), Some(highest)) = (lowest, highest) else { return Ok(None) };
+    // Walk from the end of the order until `depth` rows are behind.
     let mut seen = 0u64;
     let numbers: Box<dyn Iterator<Item = usize>> = if descending { Box::new(blocks.rev()) } else { Box::new(blocks) };
     for number in numbers {
@@ -226,12 +244,29 @@ fn threshold<S: RangeSource>(store: &Store<S>, predicate: TermId, depth: u64, de
         if seen + count >= depth {
             let from_end = (depth - seen - 1) as usize;
             let row = if descending { rows.end - 1 - from_end } else { rows.start + from_end };
-            let Some(object) = object_at(&keys, row) else { return Ok(None) };
-            return store.encoded_term(object).map(Some);
+            return Ok(object_at(&keys, row).map(|threshold| Ends { lowest, highest, threshold }));
         }
         seen += count;
     }
     Ok(None)
+}
+
+/// Whether the lowest and the highest objects, and so every object between
+/// them, are of one value-ordered kind. The lowest's kind is its dictionary
+/// block's head's when that is the highest's kind (the head is ≤ the lowest
+/// ≤ the highest), known without reading the block.
+fn one_kind<S: RangeSource>(store: &Store<S>, ends: &Ends) -> Result<bool, ReadError> {
+    let kind = |encoded: Vec<u8>| encoded.first().copied();
+    let highest = store.encoded_term(ends.highest).map(kind);
+    let head = store.dictionary_head_for_id(ends.lowest).as_deref().and_then(<[u8]>::first).copied();
+    let lowest = match (&highest, head) {
+        (Ok(Some(kind)), Some(head)) if head == *kind => Ok(Some(head)),
+        // Decided in the next round, with the highest's kind.
+        (Err(_), Some(head)) if term::key_length(head).is_some() => Ok(Some(head)),
+        _ => store.encoded_term(ends.lowest).map(kind),
+    };
+    let (highest, lowest) = both(highest, lowest)?;
+    Ok(highest.is_some_and(|kind| term::key_length(kind).is_some()) && highest == lowest)
 }
 
 /// Both results, or every range both missed.
