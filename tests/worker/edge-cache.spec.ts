@@ -5,8 +5,9 @@
 // only the pointer from R2 (x-rete-reads 1) and takes the rest from the cache
 // (x-rete-cache-hits), one Cache API call a round (the round's bundle), with the same answer;
 // without a bundle, a lookup per piece as the subrequests allow (on the Free plan's 50, a request
-// of more than ~36 pieces reads the rest from R2); a cache entry that fails its check is never
-// used; R2 reads and Cache API calls together stay within MAX_SUBREQUESTS.
+// of more than ~36 pieces reads the rest from R2); a cache entry or a round's bundle that fails its
+// check is never used, and is written over with checked bytes; R2 reads and Cache API calls
+// together stay within MAX_SUBREQUESTS.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -114,6 +115,30 @@ describe("the Cache API between isolates", () => {
     expect(warm?.subrequests).toBeLessThanOrEqual(50);
   }, 120_000);
 
+  test("on the Free plan's 50 subrequests a round of more pieces than the cache's share is still stored whole", async () => {
+    // Rounds of 37-38 pieces: their bundle is written before the pieces, whose writes then take
+    // the rest of the cache's share of subrequests (before, the bundle was the write left out).
+    const queries = ["03-units-per-quantity-kind.rq", "08-construct-length-units.rq", "10-graph-sizes.rq"];
+    for (const name of queries) {
+      const path = sparql(readFileSync(resolve(import.meta.dirname, "../../examples/qudt/queries", name), "utf8"));
+      const persist = persistDir();
+      const w = await startWorker({}, { persist });
+      let cold;
+      try {
+        await w.publish("qudt", resolve(FILES, "qudt.rete"));
+        cold = await answer(w, path);
+        await settle();
+      } finally {
+        await w.dispose();
+      }
+      expect(cold.status, name).toBe(200);
+      const warm = await warmCacheAnswer(persist, path, {});
+      expect(warm?.body, name).toBe(cold.body);
+      expect(warm?.reads, `${name}: only the pointer from R2`).toBe(1);
+      expect(warm?.subrequests, `${name}: one Cache API call a round`).toBeLessThanOrEqual((warm?.rounds ?? 0) + 1);
+    }
+  }, 180_000);
+
   test("the first isolate's own cold requests: R2 reads, no hits, subrequests within the budget", async () => {
     const w = await startWorker();
     try {
@@ -153,6 +178,59 @@ describe("the Cache API between isolates", () => {
     const again = await warmCacheAnswer(persist, "/qudt/card");
     expect(again?.reads).toBe(1);
     expect(again?.cacheHits).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("a damaged round bundle is not used: the answer stays right, and checked bytes replace it", async () => {
+    const persist = persistDir();
+    const path = REQUESTS[0];
+    // The first isolate reads the query's rounds from R2 and stores each round as a bundle; the
+    // harness's R2 wrapper records the Cache API keys it used (tests/worker/r2-faults.js).
+    const first = await startWorker(PAID, { persist, faults: true });
+    let reference;
+    let bundles: string[] = [];
+    try {
+      await first.publish("qudt", resolve(FILES, "qudt.rete"));
+      reference = await answer(first, path);
+      await settle();
+      const { calls } = await (await first.fetch("/__faults")).json();
+      bundles = calls.filter((c: { op: string; key: string }) => c.op === "cache-put" && c.key.includes("/round-")).map((c: { key: string }) => c.key);
+    } finally {
+      await first.dispose();
+    }
+    expect(reference.status).toBe(200);
+    expect(bundles.length, "a round of two pieces or more is stored as one bundle").toBeGreaterThan(0);
+    const { Response } = await import("miniflare");
+    // Every bundle damaged, then a new isolate asks the same query: one byte inverted in the
+    // bundle's middle (the length its key names, so that each piece is checked), or cut short.
+    for (const damage of ["flip", "short"]) {
+      const w = await startWorker(PAID, { persist, faults: true });
+      try {
+        const caches = await w.mf.getCaches();
+        const good = new Map<string, Buffer>();
+        for (const key of bundles) {
+          const stored = await caches.default.match(key);
+          expect(stored, `${key} is in the cache`).toBeDefined();
+          const bytes = Buffer.from(await (stored as Response).arrayBuffer());
+          good.set(key, bytes);
+          const bad = damage === "flip" ? Buffer.from(bytes) : bytes.subarray(0, bytes.length >> 1);
+          if (damage === "flip") bad[bad.length >> 1] ^= 0xff;
+          await caches.default.put(key, new Response(bad, { headers: { "cache-control": "public, max-age=3600" } }));
+        }
+        const r = await answer(w, path);
+        expect(r.status, damage).toBe(200);
+        expect(r.body, `${damage}: the same answer, nothing of the damaged bundle served`).toBe(reference.body);
+        await settle();
+        const { calls } = await (await w.fetch("/__faults")).json();
+        for (const key of bundles) {
+          expect(calls.some((c: { op: string; key: string }) => c.op === "cache-match" && c.key === key), `${damage}: ${key} was looked up`).toBe(true);
+          // Not reused: the round's checked pieces were written over it.
+          const now = Buffer.from(await ((await caches.default.match(key)) as Response).arrayBuffer());
+          expect(now.equals(good.get(key) as Buffer), `${damage}: ${key} holds the checked round again`).toBe(true);
+        }
+      } finally {
+        await w.dispose();
+      }
+    }
   }, 120_000);
 
   test("R2 reads and Cache API calls share MAX_SUBREQUESTS: never more, and past it a 422", async () => {

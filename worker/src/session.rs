@@ -19,7 +19,7 @@ use crate::usage::Usage;
 use futures_util::future::join_all;
 use rete_core::read::{BlockKey, FetchPlan, Step, Unfetched};
 use rete_core::{ByteRange, ReadError, Store};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -105,10 +105,10 @@ impl Session {
     /// or near its CPU limit: a 422 naming it): the round's blocks and
     /// sections from its bundle in the Cache API when an isolate of the
     /// location made the same round before (one call), else each from the
-    /// Cache API when it holds it, the rest from R2 in merged ranges; what R2
-    /// gave goes to the Cache API for the next isolates once checked (a block
-    /// by its feed, a section against the section table), and the whole round
-    /// as its bundle. Cache API calls and
+    /// Cache API when it holds it, the rest from R2 in merged ranges; the
+    /// whole round goes to the Cache API as its bundle (unless it came whole
+    /// from there), then what R2 gave piece by piece, once checked (a block
+    /// by its feed, a section against the section table). Cache API calls and
     /// R2 reads share the request's subrequests (the cache at most half):
     /// lookups and writes are left out when none is left for them, a read
     /// from R2 never (422 past the budget).
@@ -129,54 +129,57 @@ impl Session {
         let shared = self.shared_pieces(plan);
         let bundle_key = (shared.len() >= 2).then(|| edge_cache::bundle_key(&self.dataset.entry.version, &shared.iter().map(|&(_, range)| range).collect::<Vec<_>>()));
         let mut served = HashMap::new();
+        let mut bundle_served = false;
         if let Some(key) = &bundle_key {
             served = self.feed_from_bundle(key, &shared).await?;
+            bundle_served = served.len() == shared.len();
         }
         if served.len() < shared.len() {
             let rest: Vec<_> = shared.iter().copied().filter(|(_, range)| !served.contains_key(range)).collect();
             served.extend(self.feed_from_cache(&rest, plan.ranges.len() as u64).await?);
         }
         let rest = plan.without(|range| served.contains_key(&range));
-        if rest.ranges.is_empty() {
-            return Ok(());
+        let mut bodies = Vec::new();
+        if !rest.ranges.is_empty() {
+            // All of a round or none of it: a request over budget ends before reading.
+            self.usage.check_subrequests(rest.ranges.len() as u64)?;
+            bodies = match self.source.read(&rest.ranges).await {
+                Err(error @ HttpError::Changed(_)) => {
+                    datasets::forget(&self.dataset.name, &self.dataset.entry.key);
+                    return Err(error);
+                }
+                other => other?,
+            };
         }
-        // All of a round or none of it: a request over budget ends before reading.
-        self.usage.check_subrequests(rest.ranges.len() as u64)?;
-        let bodies = match self.source.read(&rest.ranges).await {
-            Err(error @ HttpError::Changed(_)) => {
-                datasets::forget(&self.dataset.name, &self.dataset.entry.key);
-                return Err(error);
-            }
-            other => other?,
-        };
-        let mut checked = HashSet::new();
+        // What R2 gave, checked (a block by its feed, a section against the
+        // section table), in the plan's order.
+        let mut checked = Vec::new();
         for &(key, range) in &rest.blocks {
             let bytes = rest.bytes_of(&bodies, range)?;
             self.store().feed(key, bytes).map_err(|e| self.read_error(e))?;
-            self.keep_in_cache(range, bytes);
-            checked.insert(range);
+            checked.push((range, bytes));
         }
         for &range in &rest.pieces {
             let bytes = rest.bytes_of(&bodies, range)?;
             self.store().hold(range, bytes.into());
             if self.store().is_checked_section(range, bytes) {
-                self.keep_in_cache(range, bytes);
-                checked.insert(range);
+                checked.push((range, bytes));
             }
         }
-        // The round as one bundle for the next isolate asking it, when every
-        // piece of it was checked (after the pieces: a write left out for
-        // want of subrequests is this one).
-        if let Some(key) = bundle_key {
-            let mut bundle = Vec::with_capacity(shared.iter().map(|(_, range)| range.length as usize).sum());
-            for &(_, range) in &shared {
-                match served.get(&range) {
-                    Some(bytes) => bundle.extend_from_slice(bytes),
-                    None if checked.contains(&range) => bundle.extend_from_slice(rest.bytes_of(&bodies, range)?),
-                    None => return Ok(()),
-                }
+        // The round as one bundle first, unless the Cache API served it whole
+        // (a missing or damaged bundle is written again): the next isolate
+        // asking this round then makes one call, and on the Free plan's 50
+        // subrequests a round of many pieces spends the cache's share on its
+        // bundle before the pieces, whose writes are the ones left out.
+        if let Some(key) = bundle_key.filter(|_| !bundle_served) {
+            let found = |range: ByteRange| served.get(&range).map(Vec::as_slice).or_else(|| checked.iter().find(|(r, _)| *r == range).map(|&(_, bytes)| bytes));
+            if let Some(pieces) = shared.iter().map(|&(_, range)| found(range)).collect::<Option<Vec<&[u8]>>>() {
+                self.cache.put_later(key, pieces.concat());
             }
-            self.cache.put_later(key, bundle);
+        }
+        // Then each piece R2 gave, for other queries that share it.
+        for (range, bytes) in checked {
+            self.keep_in_cache(range, bytes);
         }
         Ok(())
     }

@@ -106,6 +106,54 @@ pub struct Level {
     pub edges_more: u64,
 }
 
+/// What an overview of the SUMMARY section needs (the Worker's
+/// `/{ds}/summary`): the schema level, the note and each community level's
+/// counts. Its nodes and edges are counted, not decoded, and members this
+/// build does not know are skipped, not kept: a new isolate's first request
+/// for the overview parses a third of what [`Summary`] would build.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Overview {
+    /// The schema level.
+    pub schema: Schema,
+    /// Community levels, coarsest first.
+    pub levels: Vec<LevelCounts>,
+    /// Why `levels` is empty or cut, when it is.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A community level's counts ([`Level`] without its lists).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct LevelCounts {
+    /// Communities at this level (all, including those left out).
+    pub communities: u64,
+    /// Super-nodes kept.
+    #[serde(deserialize_with = "count")]
+    pub nodes: usize,
+    /// Super-edges kept.
+    #[serde(deserialize_with = "count")]
+    pub edges: usize,
+}
+
+/// The length of a JSON list, its items skipped.
+fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    struct Count;
+    impl<'de> serde::de::Visitor<'de> for Count {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+            let mut items = 0;
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                items += 1;
+            }
+            Ok(items)
+        }
+    }
+    deserializer.deserialize_seq(Count)
+}
+
 /// A community.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
@@ -231,5 +279,30 @@ mod tests {
         let json = serde_json::to_value(&summary).unwrap();
         assert_eq!(json["schema"]["subclass_of"][0]["super"], "b");
         assert_eq!(serde_json::from_value::<Summary>(json).unwrap(), summary);
+    }
+
+    #[test]
+    fn overview_counts_what_summary_decodes() {
+        let node = |id| Node { id, size: 3, label: "n".into(), iri: "http://x/n".into(), parent: None, members: MemberPages::default() };
+        let level = |nodes: u32, edges: usize| Level {
+            communities: u64::from(nodes) + 5,
+            nodes: (0..nodes).map(node).collect(),
+            edges: vec![Edge { source: 0, target: 1, weight: 2 }; edges],
+            edges_more: 1,
+        };
+        let summary = Summary {
+            schema: Schema { classes: vec![SchemaClass { iri: "http://x/C".into(), label: None, instances: 4 }], classes_more: 2, ..Schema::default() },
+            levels: vec![level(2, 1), level(0, 0), level(7, 12)],
+            note: Some("cut".into()),
+            extra: [("later".to_owned(), serde_json::json!({"a": [1, 2]}))].into_iter().collect(),
+        };
+        let text = serde_json::to_vec(&summary).unwrap();
+        let overview: Overview = serde_json::from_slice(&text).unwrap();
+        assert_eq!(overview.schema, summary.schema);
+        assert_eq!(overview.note, summary.note);
+        let counts: Vec<_> = overview.levels.iter().map(|l| (l.communities, l.nodes, l.edges)).collect();
+        assert_eq!(counts, summary.levels.iter().map(|l| (l.communities, l.nodes.len(), l.edges.len())).collect::<Vec<_>>());
+        // A level whose nodes are not a list is refused, as Summary refuses it.
+        assert!(serde_json::from_str::<Overview>(r#"{"schema": {"classes": [], "subclass_of": [], "links": []}, "levels": [{"communities": 1, "nodes": 3, "edges": []}]}"#).is_err());
     }
 }

@@ -292,6 +292,16 @@ impl<S: RangeSource> Store<S> {
         }
     }
 
+    /// Reads the SUMMARY section for its overview (the schema, each level's
+    /// counts), `None` when the file has none: the levels' nodes and edges
+    /// are counted, not decoded.
+    pub fn summary_overview(&self) -> Result<Option<summary::Overview>, ReadError> {
+        match self.header.section(SectionKind::Summary) {
+            Some(&section) => Ok(Some(self.json_section(section, "SUMMARY", MAX_SUMMARY_BYTES)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Reads and checks the CLASS AXIOMS section (FORMAT.md §13) and, with
     /// `properties`, the PROPERTY AXIOMS section (none read when they lie in
     /// the held pieces); `None` when one of them is absent. Both are asked

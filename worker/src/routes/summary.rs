@@ -10,7 +10,7 @@ use crate::http::{Ctx, Reply};
 use crate::http_error::HttpError;
 use crate::preamble;
 use crate::session::Session;
-use rete_core::format::summary::{Schema, SchemaClass, Summary};
+use rete_core::format::summary::{Overview, Schema, SchemaClass, Summary};
 use serde_json::{Value, json};
 
 /// GET `/{ds}/summary[?level=N]`.
@@ -22,11 +22,10 @@ pub async fn handle(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
     };
     let level_text = level.map(|l| l.to_string()).unwrap_or_default();
     preamble::serve(ctx, name, &["summary", format.name(), &level_text], async |mut session| {
-        let summary = read(&mut session).await?;
-        let version = &session.dataset().entry.version;
+        let version = session.dataset().entry.version.clone();
         let body = match level {
-            None => overview(name, version, &summary),
-            Some(level) => level_json(name, version, &summary, level)?,
+            None => overview(name, &version, &read_overview(&mut session).await?),
+            Some(level) => level_json(name, &version, &read(&mut session).await?, level)?,
         };
         // The dataset page holds the summary picture, drawn from this route's JSON.
         let bytes = if format == Format::Html { super::card::page(&mut session, name).await? } else { json_bytes(&body)? };
@@ -84,9 +83,24 @@ pub async fn members(ctx: &Ctx, name: &str) -> Result<Reply, HttpError> {
 
 /// The SUMMARY section, or for older files one made from the card's classes.
 async fn read(session: &mut Session) -> Result<Summary, HttpError> {
-    if let Some(summary) = session.run(async |store| store.summary()).await?? {
-        return Ok(summary);
+    match session.run(async |store| store.summary()).await?? {
+        Some(summary) => Ok(summary),
+        None => from_card(session).await,
     }
+}
+
+/// The SUMMARY section's overview (its levels counted, not decoded), or for
+/// older files one made from the card's classes.
+async fn read_overview(session: &mut Session) -> Result<Overview, HttpError> {
+    if let Some(overview) = session.run(async |store| store.summary_overview()).await?? {
+        return Ok(overview);
+    }
+    let summary = from_card(session).await?;
+    Ok(Overview { schema: summary.schema, levels: Vec::new(), note: summary.note })
+}
+
+/// A summary of a file built before SUMMARY existed: the card's classes, no levels.
+async fn from_card(session: &mut Session) -> Result<Summary, HttpError> {
     let card = super::card::read(session).await?;
     let classes = card.classes.iter().map(|c| SchemaClass { iri: c.iri.clone(), label: c.label.clone(), instances: c.instances }).collect();
     Ok(Summary {
@@ -96,8 +110,8 @@ async fn read(session: &mut Session) -> Result<Summary, HttpError> {
     })
 }
 
-fn overview(name: &str, version: &str, summary: &Summary) -> Value {
-    let levels: Vec<Value> = summary.levels.iter().enumerate().map(|(i, l)| json!({"level": i, "nodes": l.nodes.len(), "edges": l.edges.len(), "communities": l.communities})).collect();
+fn overview(name: &str, version: &str, summary: &Overview) -> Value {
+    let levels: Vec<Value> = summary.levels.iter().enumerate().map(|(i, l)| json!({"level": i, "nodes": l.nodes, "edges": l.edges, "communities": l.communities})).collect();
     let mut body = json!({"dataset": name, "version": version, "schema": summary.schema, "levels": levels});
     if let Some(note) = &summary.note {
         body["note"] = note.as_str().into();
