@@ -152,6 +152,10 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// First print what each round after the open read: its requests and its bytes by section
+        /// (DIRECTORY bytes are directory nodes).
+        #[arg(long)]
+        rounds: bool,
     },
     /// Count (or list) the nodes each seed reaches along some predicates, many seeds at once.
     ///

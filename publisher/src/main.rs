@@ -55,7 +55,7 @@ fn run(cli: Cli) -> Result<()> {
             let args = cmd::query::QueryArgs { query, base_iri: base, format, default_graphs, named_graphs, timeout };
             cmd::query::run(&file, &args, std::io::stdout().lock())
         }
-        Command::Cost { file, query, query_file, json } => cmd::cost::run(&file, &cmd::cost::query_text(query, query_file)?, json, std::io::stdout().lock()),
+        Command::Cost { file, query, query_file, json, rounds } => cmd::cost::run(&file, &cmd::cost::query_text(query, query_file)?, json, rounds, std::io::stdout().lock()),
         Command::Reach { file, from, from_file, via, inverse, undirected, max_depth, parallel, members, json } => {
             let direction = if undirected {
                 Direction::Both

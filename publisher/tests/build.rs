@@ -473,11 +473,13 @@ fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds(
 
     let ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
     let queries = [
-        ("SELECT ?p ?o WHERE { <http://www.Department7.University0.edu/Student12007> ?p ?o }".to_owned(), 5),
-        (format!("SELECT ?s WHERE {{ ?s <{ub}takesCourse> <http://www.Department3.University0.edu/Course123> }}"), 5),
-        (format!("ASK {{ <http://www.Department7.University0.edu/Student12007> <{ub}name> \"Student12007\" }}"), 5),
-        ("DESCRIBE <http://www.Department0.University0.edu/Student30000>".to_owned(), 5),
-        ("ASK { ?s ?p ?o }".to_owned(), 5),
+        // FORMAT.md §4.3 bounds at depth 1, the dictionary's nodes read whole (they are
+        // under 32 KiB here): a pattern printing terms ≤ 4 rounds cold, an ASK ≤ 3.
+        ("SELECT ?p ?o WHERE { <http://www.Department7.University0.edu/Student12007> ?p ?o }".to_owned(), 4),
+        (format!("SELECT ?s WHERE {{ ?s <{ub}takesCourse> <http://www.Department3.University0.edu/Course123> }}"), 4),
+        (format!("ASK {{ <http://www.Department7.University0.edu/Student12007> <{ub}name> \"Student12007\" }}"), 3),
+        ("DESCRIBE <http://www.Department0.University0.edu/Student30000>".to_owned(), 4),
+        ("ASK { ?s ?p ?o }".to_owned(), 3),
         (format!("SELECT (COUNT(*) AS ?n) WHERE {{ ?s a <{ub}Student> ; <{ub}memberOf> <http://www.Department59.University0.edu> }}"), 64),
         (format!("SELECT ?s ?c WHERE {{ ?s <{ub}memberOf> <http://www.Department5.University0.edu> ; <{ub}takesCourse> ?c }} ORDER BY ?s ?c LIMIT 50"), 64),
         (format!("SELECT ?name WHERE {{ ?s <{ub}name> ?name FILTER(STRSTARTS(?name, \"Student3599\")) }} ORDER BY ?name"), 64),

@@ -155,6 +155,13 @@ pub(crate) enum Descent<H> {
 /// node's id range spans about one permutation node: FORMAT.md §4.3).
 const SPECULATE_MAX_NODES: usize = 4;
 
+/// When the dictionary's nodes (a depth-1 dictionary) are at most this many
+/// bytes in all, the first dictionary node a run misses wants them all: the
+/// terms a query prints may lie under any of them, and a node in memory
+/// saves the printed terms a round (docs/READ-PATH.md "Directory nodes").
+/// 32 KiB is about 4,000 dictionary blocks, LUBM's ~50M quads.
+const DICTIONARY_NODES_WHOLE_BYTES: u64 = 32 << 10;
+
 impl<S: RangeSource> Store<S> {
     /// The node under `entry` (a child of level `level`), from memory or the
     /// source; `Ok(None)` when it is not in memory and `walk` is a peek.
@@ -166,6 +173,9 @@ impl<S: RangeSource> Store<S> {
             (None, Walk::Peek) => return Ok(None),
             (None, Walk::Read) => {
                 self.places.borrow_mut().entry(key).or_insert_with(|| H::place(entry));
+                if directory == Directory::Dictionary {
+                    self.want_dictionary_nodes();
+                }
                 self.block(key)?
             }
         };
@@ -254,6 +264,18 @@ impl<S: RangeSource> Store<S> {
         self.places.borrow_mut().entry(key).or_insert(place);
     }
 
+    /// Wants every node of a depth-1 dictionary when they are at most
+    /// [`DICTIONARY_NODES_WHOLE_BYTES`] in all.
+    fn want_dictionary_nodes(&self) {
+        let root = &self.index.dictionary;
+        if root.level != 1 || root.entries.iter().map(|e| e.range.length).sum::<u64>() > DICTIONARY_NODES_WHOLE_BYTES {
+            return;
+        }
+        for entry in &root.entries {
+            self.want_node(Directory::Dictionary, 0, entry);
+        }
+    }
+
     /// Lists a node for the next round without making the run incomplete.
     fn want_node<H: TreeHead>(&self, directory: Directory, level: u8, entry: &Entry<H>) {
         let key = BlockKey::Node(directory, level, entry.first_block);
@@ -314,7 +336,13 @@ impl<S: RangeSource> Store<S> {
     /// with `prefix`: from the last block whose first key ≤ (prefix, 0…) to
     /// the last whose first key ≤ (prefix, max…) (FORMAT.md §6). Both ends
     /// are walked even when the first misses, so one round reads both nodes.
+    /// An empty prefix is every block, known from the root: walking its high
+    /// end would read the last node, which a scan from the first block does
+    /// not need first.
     pub fn blocks_for_prefix(&self, permutation: Permutation, prefix: &[TermId]) -> Result<Range<usize>, ReadError> {
+        if prefix.is_empty() {
+            return Ok(0..self.block_count(Directory::Permutation(permutation)));
+        }
         let mut low: Key = [0; 4];
         let mut high: Key = [TermId::MAX; 4];
         low[..prefix.len()].copy_from_slice(prefix);
@@ -423,6 +451,15 @@ impl<S: RangeSource> Store<S> {
     /// memory (`None` also when its directory node is not).
     pub fn dictionary_block_for_id(&self, id: TermId) -> Option<usize> {
         self.dictionary_for_id_walk(id, Walk::Peek).ok().flatten().map(|located| located.number)
+    }
+
+    /// The first key of block `number` of a permutation, from what is in
+    /// memory (`None` also when its directory node is not).
+    pub fn permutation_head(&self, permutation: Permutation, number: usize) -> Option<Key> {
+        match self.leaf::<Key>(Directory::Permutation(permutation), number, Walk::Peek).ok()? {
+            Descent::Block(body, i) => Some(body.entries[i].head),
+            _ => None,
+        }
     }
 
     /// The first term of the dictionary block holding an id, from what is in memory.

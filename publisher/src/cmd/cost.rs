@@ -7,14 +7,14 @@
 use super::query::QueryFailed;
 use crate::source::Location;
 use anyhow::{Context, Result, bail};
-use rete_core::RangeSource;
+use rete_core::{ByteRange, RangeSource};
 use rete_core::read::{RoundOptions, RoundStats, run_in_rounds};
 use rete_core::sparql::{Answer, QueryError, QueryOptions, evaluate, parse_query};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What one query cost.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Cost {
     /// Sequential rounds of reads, the open included.
     pub rounds: u64,
@@ -33,6 +33,44 @@ pub struct Cost {
     /// Bytes of decoded blocks the query held in memory at once (the block cache it needs).
     #[serde(skip)]
     pub memory_bytes: u64,
+    /// What each round after the open read (`--rounds`).
+    #[serde(skip)]
+    pub log: Vec<RoundLog>,
+}
+
+/// What one round read: its requests, and its bytes by the section they lie in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundLog {
+    /// Range requests (merged ranges).
+    pub requests: usize,
+    /// Bytes per section, in file order (a merged range may span two).
+    pub sections: Vec<(String, u64)>,
+}
+
+impl RoundLog {
+    fn of(header: &rete_core::Header, ranges: &[ByteRange]) -> Self {
+        let mut sections: Vec<(u64, String, u64)> = Vec::new();
+        for range in ranges {
+            let (start, end) = (range.offset, range.offset + range.length);
+            let mut inside = 0;
+            for section in &header.sections {
+                let overlap = end.min(section.offset + section.length).saturating_sub(start.max(section.offset));
+                if overlap > 0 {
+                    inside += overlap;
+                    match sections.iter_mut().find(|(offset, ..)| *offset == section.offset) {
+                        Some((_, _, bytes)) => *bytes += overlap,
+                        None => sections.push((section.offset, section.kind.name(), overlap)),
+                    }
+                }
+            }
+            if inside < range.length {
+                // The header and section table, or gaps between sections a merge read.
+                sections.push((0, "other".into(), range.length - inside));
+            }
+        }
+        sections.sort_by_key(|(offset, ..)| *offset);
+        Self { requests: ranges.len(), sections: sections.into_iter().map(|(_, name, bytes)| (name, bytes)).collect() }
+    }
 }
 
 /// The query text from the argument or from `--file` (`-` is stdin).
@@ -51,12 +89,16 @@ pub fn measure(location: &Path, query: &str) -> Result<Cost> {
     let location = Location::open(location)?;
     let (store, opened) = location.open_in_rounds(super::CACHE_BYTES)?;
     let options = QueryOptions::default();
-    let (rows, stats) = run_in_rounds(&store, &RoundOptions::default(), |ranges| location.read_ranges(ranges), |store| count(evaluate(store, &query, &options)))
-        .map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
+    let mut log = Vec::new();
+    let fetch = |ranges: &[ByteRange]| {
+        log.push(RoundLog::of(store.header(), ranges));
+        location.read_ranges(ranges)
+    };
+    let (rows, stats) = run_in_rounds(&store, &RoundOptions::default(), fetch, |store| count(evaluate(store, &query, &options))).map_err(|error| QueryFailed::Query(QueryError::Read(error)))?;
     let rows = rows.map_err(QueryFailed::Query)?;
     let total: RoundStats = opened + stats;
     let (pinned, _) = store.cache_bytes();
-    Ok(Cost { rounds: total.rounds, requests: total.requests, bytes: total.bytes, file_bytes: store.header().file_length, open_rounds: opened.rounds, rows, memory_bytes: pinned as u64 })
+    Ok(Cost { rounds: total.rounds, requests: total.requests, bytes: total.bytes, file_bytes: store.header().file_length, open_rounds: opened.rounds, rows, memory_bytes: pinned as u64, log })
 }
 
 fn count(answer: Result<Answer<'_>, QueryError>) -> Result<u64, QueryError> {
@@ -68,9 +110,16 @@ fn count(answer: Result<Answer<'_>, QueryError>) -> Result<u64, QueryError> {
     })
 }
 
-/// `rete cost`: measures and prints.
-pub fn run(location: &Path, query: &str, json: bool, mut out: impl Write) -> Result<()> {
+/// `rete cost`: measures and prints (with `rounds`, what each round read).
+pub fn run(location: &Path, query: &str, json: bool, rounds: bool, mut out: impl Write) -> Result<()> {
     let cost = measure(location, query)?;
+    if rounds {
+        for (i, round) in cost.log.iter().enumerate() {
+            let sections: Vec<String> = round.sections.iter().map(|(name, bytes)| format!("{name} {bytes}")).collect();
+            let s = if round.requests == 1 { "" } else { "s" };
+            writeln!(out, "round {}: {} request{s}: {}", cost.open_rounds + i as u64 + 1, round.requests, sections.join(", "))?;
+        }
+    }
     if json {
         serde_json::to_writer(&mut out, &cost)?;
         writeln!(out)?;
