@@ -224,6 +224,16 @@ fn timeline_key(bytes: [u8; 18]) -> ValueKey {
     ValueKey::timeline(i128::from_be_bytes(value))
 }
 
+/// The value-ordered kind and key an encoded term starts with (FORMAT.md
+/// §5.1.1), `None` for a term of another kind.
+pub fn encoded_value_key(encoded: &[u8]) -> Option<(u8, ValueKey)> {
+    let (&kind, rest) = encoded.split_first()?;
+    let length = key_length(kind)?;
+    let mut bytes = [0; TIMELINE_KEY_BYTES];
+    bytes[..length].copy_from_slice(rest.get(..length)?);
+    Some((kind, ValueKey { bytes, length }))
+}
+
 /// The key bytes that follow a value-ordered kind byte, `None` for another kind.
 pub fn key_length(kind: u8) -> Option<usize> {
     match kind {

@@ -135,6 +135,12 @@ impl PermutationKeys {
         }
     }
 
+    /// The row [`Self::seek`] stops at: the first whose leading components
+    /// are ≥ `prefix`, the block's length when there is none.
+    pub fn lower_bound(&self, prefix: &[TermId]) -> usize {
+        self.seek(prefix).row
+    }
+
     /// Approximate heap bytes, for the cache budget.
     pub fn heap_bytes(&self) -> usize {
         self.raw.capacity() + self.restarts.capacity() * std::mem::size_of::<Restart>()

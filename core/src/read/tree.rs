@@ -453,6 +453,15 @@ impl<S: RangeSource> Store<S> {
         self.dictionary_for_id_walk(id, Walk::Peek).ok().flatten().map(|located| located.number)
     }
 
+    /// The first key of block `number` of a permutation, from what is in
+    /// memory (`None` also when its directory node is not).
+    pub fn permutation_head(&self, permutation: Permutation, number: usize) -> Option<Key> {
+        match self.leaf::<Key>(Directory::Permutation(permutation), number, Walk::Peek).ok()? {
+            Descent::Block(body, i) => Some(body.entries[i].head),
+            _ => None,
+        }
+    }
+
     /// The first term of the dictionary block holding an id, from what is in memory.
     pub fn dictionary_head_for_id(&self, id: TermId) -> Option<Vec<u8>> {
         match self.descend::<Vec<u8>>(Directory::Dictionary, |e| e.first_item <= id, Walk::Peek).ok()? {

@@ -21,6 +21,7 @@ use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
 use super::term_functions;
+use super::top_k::Restriction;
 use super::value_ranges::ObjectRange;
 use crate::format::term::TRIPLE_TERM;
 use crate::read::{GraphFilter, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
@@ -89,6 +90,8 @@ pub(crate) struct StoreDataset<'a, S> {
     reader: RefCell<TermReader>,
     /// Objects FILTERs allow for the only pattern with a predicate (`value_ranges.rs`).
     object_ranges: Vec<ObjectRange>,
+    /// The objects a top-k sort reads of its predicate (`top_k.rs`).
+    restriction: Option<Restriction>,
 }
 
 /// Bounds `reshaped`; past it, values get spareval's own forms.
@@ -147,7 +150,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new() }
+        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), restriction: None }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -161,6 +164,13 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     /// predicates and free subject and object (`value_ranges.rs`).
     pub(crate) fn with_object_ranges(mut self, ranges: Vec<ObjectRange>) -> Self {
         self.object_ranges = ranges;
+        self
+    }
+
+    /// Reads only these objects of the restriction's predicate, in every
+    /// pattern with it, whatever else the pattern binds (`top_k.rs`).
+    pub(crate) fn with_restriction(mut self, restriction: Option<Restriction>) -> Self {
+        self.restriction = restriction;
         self
     }
 
@@ -294,6 +304,11 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             && let Some(objects) = self.object_range(predicate)
         {
             bounds[2] = objects;
+        }
+        if let (Some(restriction), Some(InternalTerm::Stored(predicate))) = (&self.restriction, predicate)
+            && restriction.predicate == *predicate
+        {
+            bounds[2] = restricted(std::mem::replace(&mut bounds[2], Bound::Free), restriction.objects.as_ref());
         }
         // A bound term the dictionary lacks matches nothing; a pending one
         // matches nothing in this run but says which blocks the next needs.
@@ -470,6 +485,20 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
             self.memos.computed.insert(term, internal.clone(), bytes);
         }
         Ok(internal)
+    }
+}
+
+/// An object bound narrowed to a top-k restriction's ids (`None`: nothing).
+fn restricted(bound: Bound, objects: Option<&Range<TermId>>) -> Bound {
+    let Some(objects) = objects else { return Bound::Absent };
+    match bound {
+        Bound::Free if objects.is_empty() => Bound::Absent,
+        Bound::Free => Bound::Ids(objects.clone()),
+        Bound::Id(id) if objects.contains(&id) => Bound::Id(id),
+        Bound::Id(_) => Bound::Absent,
+        // Triple terms are never numbers or dates; a pending term matches
+        // nothing in this run.
+        other => other,
     }
 }
 

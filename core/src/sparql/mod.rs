@@ -26,6 +26,7 @@ mod graph_scope;
 mod memo;
 mod term_functions;
 mod tokens;
+mod top_k;
 mod value_ranges;
 #[cfg(all(test, feature = "write"))]
 pub(crate) mod tests;
@@ -41,6 +42,7 @@ use crate::{RangeSource, Store};
 use budget::{Meter, STEP_FUNCTION, with_step_hooks};
 use dataset::StoreDataset;
 use oxrdf::{GraphName, NamedNode, NamedOrBlankNode};
+use spargebra::algebra::GraphPattern;
 use spareval::{QueryEvaluationError, QueryEvaluator, QueryResults, QuerySolutionIter, QueryTripleIter};
 use spargebra::SparqlParser;
 use std::sync::Arc;
@@ -95,24 +97,15 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     let meter = Arc::new(Meter::new(options.budget.clone()));
     let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
     let (query, unknown_functions) = adapt(searched.as_ref().unwrap_or(query));
-    // Range FILTERs on numbers and dates read only their range (FORMAT.md
-    // §5.1.1), found before the step hooks reshape the pattern.
-    let object_ranges = if store.header().literal_order() == LiteralOrder::Value { value_ranges::object_ranges(&query) } else { Vec::new() };
-    let query = if options.budget.is_unlimited() { query } else { with_hooks(&query) };
-    let hook_meter = Arc::clone(&meter);
-    let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
-    let evaluator = extensions::failing(evaluator, &unknown_functions);
-    let mut prepared = evaluator.prepare(&query);
-    if !options.default_graphs.is_empty() || !options.named_graphs.is_empty() {
-        let dataset = prepared.dataset_mut();
-        dataset.set_default_graph(options.default_graphs.iter().cloned().map(GraphName::from).collect());
-        dataset.set_available_named_graphs(options.named_graphs.iter().cloned().map(NamedOrBlankNode::from).collect());
-    }
-    // A file built with `--default-graph union` (FORMAT.md §2): a query that
-    // names no graphs of its own (no FROM, FROM NAMED or protocol graphs)
-    // sees every graph as its default graph.
-    let union = store.header().union_default_graph() && prepared.dataset().is_default_dataset();
-    match prepared.execute(StoreDataset::new(store, Arc::clone(&meter)).with_union_default_graph(union).with_object_ranges(object_ranges)) {
+    // Range FILTERs on numbers and dates read only their range, and top-k
+    // sorts on them only their top k (FORMAT.md §5.1.1), found before the
+    // step hooks reshape the pattern.
+    let value_order = store.header().literal_order() == LiteralOrder::Value;
+    let object_ranges = if value_order { value_ranges::object_ranges(&query) } else { Vec::new() };
+    let run = Run { store, options, meter: &meter, unknown_functions: &unknown_functions, object_ranges: &object_ranges };
+    let top = if value_order { top_k::top_k(&query).filter(|top| !object_ranges.iter().any(|range| range.predicate == top.predicate)) } else { None };
+    let restriction = top.and_then(|top| top_k::restriction(store, &meter, &top, &mut |restriction, limit| run.count(&query, &top.pattern, restriction, limit)));
+    match run.execute(&query, restriction) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
         Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
@@ -121,6 +114,53 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
         },
         Ok(QueryResults::Graph(inner)) => Ok(Answer::Graph(Triples { inner, meter, done: false })),
         Err(error) => Err(query_error(&meter, error)),
+    }
+}
+
+/// What evaluating a query over a store takes besides the query: the
+/// evaluator's set-up, shared by the query and the top-k check (`top_k.rs`).
+struct Run<'r, 'a, S> {
+    store: &'a Store<S>,
+    options: &'r QueryOptions,
+    meter: &'r Arc<Meter>,
+    unknown_functions: &'r [NamedNode],
+    object_ranges: &'r [value_ranges::ObjectRange],
+}
+
+impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
+    /// Evaluates a query (adapted, without step hooks) over the store.
+    fn execute(&self, query: &Query, restriction: Option<top_k::Restriction>) -> Result<QueryResults<'a>, QueryEvaluationError> {
+        let query = if self.options.budget.is_unlimited() { query.clone() } else { with_hooks(query) };
+        let hook_meter = Arc::clone(self.meter);
+        let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
+        let evaluator = extensions::failing(evaluator, self.unknown_functions);
+        let mut prepared = evaluator.prepare(&query);
+        if !self.options.default_graphs.is_empty() || !self.options.named_graphs.is_empty() {
+            let dataset = prepared.dataset_mut();
+            dataset.set_default_graph(self.options.default_graphs.iter().cloned().map(GraphName::from).collect());
+            dataset.set_available_named_graphs(self.options.named_graphs.iter().cloned().map(NamedOrBlankNode::from).collect());
+        }
+        // A file built with `--default-graph union` (FORMAT.md §2): a query that
+        // names no graphs of its own (no FROM, FROM NAMED or protocol graphs)
+        // sees every graph as its default graph.
+        let union = self.store.header().union_default_graph() && prepared.dataset().is_default_dataset();
+        let dataset = StoreDataset::new(self.store, Arc::clone(self.meter)).with_union_default_graph(union).with_object_ranges(self.object_ranges.to_vec()).with_restriction(restriction);
+        prepared.execute(dataset)
+    }
+
+    /// How many solutions `pattern` has (up to `limit`) in `query`'s
+    /// dataset, with a top-k restriction; `None` when it fails.
+    fn count(&self, query: &Query, pattern: &GraphPattern, restriction: &top_k::Restriction, limit: u64) -> Option<u64> {
+        let Query::Select { dataset, base_iri, .. } = query else { return None };
+        let limited = GraphPattern::Slice { inner: Box::new(GraphPattern::Project { inner: Box::new(pattern.clone()), variables: Vec::new() }), start: 0, length: usize::try_from(limit).ok() };
+        let check = Query::Select { dataset: dataset.clone(), pattern: limited, base_iri: base_iri.clone() };
+        let Ok(QueryResults::Solutions(solutions)) = self.execute(&check, Some(restriction.clone())) else { return None };
+        let mut rows = 0;
+        for solution in solutions {
+            solution.ok()?;
+            rows += 1;
+        }
+        Some(rows)
     }
 }
 

@@ -48,6 +48,23 @@ pub(crate) fn object_ranges(query: &Query) -> Vec<ObjectRange> {
     by_predicate.into_iter().filter(|(predicate, ranges)| ranges.len() == 1 && finder.uses.get(predicate) == Some(&1)).flat_map(|(_, ranges)| ranges).collect()
 }
 
+/// How many triple patterns of the query use each constant predicate;
+/// `None` when a pattern has a variable predicate or a property path (any
+/// pattern may then read any predicate).
+pub(crate) fn predicate_uses(query: &Query) -> Option<FxHashMap<NamedNode, usize>> {
+    let mut query = query.clone();
+    let mut finder = Finder::default();
+    finder.pattern(query_pattern_mut(&mut query));
+    (!finder.open_predicate).then_some(finder.uses)
+}
+
+/// A key moved past what keys do not tell apart from it (a double's
+/// rounding, a date without timezone; see [`NUMBER_SLACK`] and
+/// [`TIMELINE_SLACK`]): down for `sign` −1, up for 1.
+pub(crate) fn widened(key: &ValueKey, sign: i8) -> Option<ValueKey> {
+    Some(Key::of(key)?.widened(sign))
+}
+
 #[derive(Default)]
 struct Finder {
     /// Triple patterns per constant predicate.
@@ -90,7 +107,7 @@ impl VisitMut for Finder {
 
 /// The `?s <p> ?v` patterns of a group joined under a FILTER: through
 /// joins, BGPs and FILTERs only.
-fn joined_patterns(pattern: &GraphPattern, out: &mut Vec<(NamedNode, Variable)>) {
+pub(crate) fn joined_patterns(pattern: &GraphPattern, out: &mut Vec<(NamedNode, Variable)>) {
     match pattern {
         GraphPattern::Bgp { patterns } => {
             for triple in patterns {

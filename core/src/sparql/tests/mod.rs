@@ -7,6 +7,7 @@ pub(crate) mod fixture;
 mod rounds;
 mod scoping;
 mod term_functions;
+mod top_k;
 mod triple_ranges;
 mod triple_terms;
 mod value_ranges;
