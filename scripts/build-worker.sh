@@ -26,3 +26,5 @@ done
 export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
 cd worker
 "$WORKER_BUILD_BIN" "${profile[@]}"
+# The glue's wasm imports compiled at module start, not in a new isolate's first request.
+node ../scripts/eager-glue.mjs build/index.js

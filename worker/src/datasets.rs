@@ -102,8 +102,9 @@ pub enum SeenHere {
     /// and take a subrequest the cache writes need), then shared.
     No,
     /// Not asked yet: the file opened from the pointer's head, and no round
-    /// has needed the Cache API. The first that does asks ([`ask_seen_here`]);
-    /// a request that reads nothing past the first read (the card) never does.
+    /// has needed the Cache API. The first that does looks its bundle up,
+    /// which answers when found ([`seen`]), else asks ([`ask_seen_here`]); a
+    /// request that reads nothing past the first read (the card) never does.
     Unasked,
 }
 
@@ -211,6 +212,13 @@ pub async fn open(ctx: &Ctx, entry: VersionEntry) -> Result<Dataset, HttpError> 
         }
     };
     Ok(Dataset { name: entry.name.clone(), entry, file, seen_here })
+}
+
+/// Records that the location has seen a dataset's file (a round's bundle was
+/// there): the isolate's next requests on it look blocks up without asking.
+pub fn seen(dataset: &Dataset) -> SeenHere {
+    dataset.file.seen_here.set(SeenHere::Yes);
+    SeenHere::Yes
 }
 
 /// The Cache API key of a file's first read.

@@ -123,16 +123,22 @@ impl Session {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));
         }
         self.read_bytes += plan.bytes();
-        if self.dataset.seen_here == SeenHere::Unasked {
-            self.dataset.seen_here = datasets::ask_seen_here(&self.cache, &self.usage, &self.dataset, plan.ranges.len() as u64).await;
-        }
         let shared = self.shared_pieces(plan);
         let bundle_key = (shared.len() >= 2).then(|| edge_cache::bundle_key(&self.dataset.entry.version, &shared.iter().map(|&(_, range)| range).collect::<Vec<_>>()));
         let mut served = HashMap::new();
         let mut bundle_served = false;
-        if let Some(key) = &bundle_key {
+        // A round's bundle is looked up unless the location is known not to
+        // have seen the file; when nobody asked yet, a bundle found answers
+        // that too (an isolate there read the file), one call instead of two.
+        if let Some(key) = bundle_key.as_ref().filter(|_| self.dataset.seen_here != SeenHere::No) {
             served = self.feed_from_bundle(key, &shared).await?;
             bundle_served = served.len() == shared.len();
+            if !served.is_empty() && self.dataset.seen_here == SeenHere::Unasked {
+                self.dataset.seen_here = datasets::seen(&self.dataset);
+            }
+        }
+        if self.dataset.seen_here == SeenHere::Unasked {
+            self.dataset.seen_here = datasets::ask_seen_here(&self.cache, &self.usage, &self.dataset, plan.ranges.len() as u64).await;
         }
         if served.len() < shared.len() {
             let rest: Vec<_> = shared.iter().copied().filter(|(_, range)| !served.contains_key(range)).collect();
@@ -213,13 +219,10 @@ impl Session {
 
     /// Feeds a round's pieces from its bundle when the location holds it (an
     /// isolate there made the same round): one Cache API call. Returns the
-    /// pieces served, with their bytes; none when the location has not seen
-    /// the file, the bundle is missing or not the length its key names.
+    /// pieces served, with their bytes; none when the bundle is missing or
+    /// not the length its key names.
     async fn feed_from_bundle(&self, key: &str, shared: &[(Option<BlockKey>, ByteRange)]) -> Result<HashMap<ByteRange, Vec<u8>>, HttpError> {
         let mut served = HashMap::new();
-        if self.dataset.seen_here != SeenHere::Yes {
-            return Ok(served);
-        }
         let Some(bundle) = self.cache.get(key).await else { return Ok(served) };
         if bundle.len() as u64 != shared.iter().map(|(_, range)| range.length).sum::<u64>() {
             return Ok(served);

@@ -8,7 +8,9 @@
 //! each id's zigzag difference from the same id of the record before. Sorted
 //! records (runs, the sorted quads, links by subject) code to a byte or two an
 //! id. A file is released when its last handle goes: the merge drops a run as
-//! soon as it is read to its end.
+//! soon as it is read to its end. A stream that ends within its first chunk
+//! never becomes a file: it stays in memory, decoded (a small build's dozen
+//! temporary streams cost no file, no write, no read and no zstd context).
 //!
 //! The external sort keeps sorted runs of at most `run_records` records on
 //! disk, then merges them. Full-key order makes the result independent of run
@@ -20,7 +22,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Decoded bytes per chunk: what a reader holds (twice, coded and decoded),
 /// and what a merge holds per run.
@@ -34,43 +37,65 @@ const WHOLE_BYTES: usize = 4 << 10;
 const STORED: u32 = 1 << 31;
 
 /// A temporary file written as compressed chunks. Each chunk is `[coded
-/// length u32 LE (bit 31: stored)][decoded length u32 LE][bytes]`.
+/// length u32 LE (bit 31: stored)][decoded length u32 LE][bytes]`. The file
+/// and its compressor are made when the first chunk is full.
 pub struct ChunkWriter {
-    file: File,
+    dir: PathBuf,
+    file: Option<File>,
     chunk: Vec<u8>,
     coded: Vec<u8>,
-    compressor: zstd::bulk::Compressor<'static>,
+    compressor: Option<zstd::bulk::Compressor<'static>>,
 }
 
 impl ChunkWriter {
-    /// A new unnamed file in `dir` (removed when its last handle closes).
+    /// A new stream, an unnamed file in `dir` (removed when its last handle
+    /// closes) once it outgrows one chunk.
     pub fn new(dir: &Path) -> Result<Self> {
-        let file = tempfile::tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        Ok(Self { file, chunk: Vec::with_capacity(CHUNK_BYTES + 1024), coded: Vec::new(), compressor: zstd::bulk::Compressor::new(CHUNK_LEVEL)? })
+        Ok(Self { dir: dir.to_owned(), file: None, chunk: Vec::with_capacity(CHUNK_BYTES + 1024), coded: Vec::new(), compressor: None })
     }
 
     fn flush_chunk(&mut self) -> std::io::Result<()> {
         if self.chunk.is_empty() {
             return Ok(());
         }
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => {
+                let file = tempfile::tempfile_in(&self.dir)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("cannot create a temporary file in {}: {e}", self.dir.display())))?;
+                self.file.insert(file)
+            }
+        };
+        let compressor = match &mut self.compressor {
+            Some(compressor) => compressor,
+            None => self.compressor.insert(zstd::bulk::Compressor::new(CHUNK_LEVEL)?),
+        };
         self.coded.clear();
         self.coded.reserve(zstd::zstd_safe::compress_bound(self.chunk.len()));
-        self.compressor.compress_to_buffer(&self.chunk[..], &mut self.coded)?;
+        compressor.compress_to_buffer(&self.chunk[..], &mut self.coded)?;
         let decoded = self.chunk.len() as u32;
         let (length, bytes) = if self.coded.len() < self.chunk.len() { (self.coded.len() as u32, &self.coded) } else { (decoded | STORED, &self.chunk) };
         let mut head = [0u8; 8];
         head[..4].copy_from_slice(&length.to_le_bytes());
         head[4..].copy_from_slice(&decoded.to_le_bytes());
-        self.file.write_all(&head)?;
-        self.file.write_all(bytes)?;
+        file.write_all(&head)?;
+        file.write_all(bytes)?;
         self.chunk.clear();
         Ok(())
     }
 
-    /// Writes the last chunk; the file can then be read.
+    /// Writes the last chunk; the file can then be read. A stream that is
+    /// still its first chunk stays in memory.
     pub fn finish(mut self) -> Result<TempFile> {
+        if self.file.is_none() {
+            self.chunk.shrink_to_fit();
+            return Ok(TempFile::Memory(Arc::new(self.chunk)));
+        }
         self.flush_chunk().context("cannot write a temporary file")?;
-        Ok(TempFile { file: self.file })
+        match self.file {
+            Some(file) => Ok(TempFile::Disk(file)),
+            None => bail!("internal error: a temporary file flushed without a file"),
+        }
     }
 }
 
@@ -92,30 +117,40 @@ impl Write for ChunkWriter {
 }
 
 /// A finished temporary file; read it as often as needed.
-pub struct TempFile {
-    file: File,
+pub enum TempFile {
+    /// Chunks on disk.
+    Disk(File),
+    /// The one chunk of a stream that never outgrew it, decoded.
+    Memory(Arc<Vec<u8>>),
 }
 
 impl TempFile {
     /// Bytes on disk.
     pub fn disk_bytes(&self) -> Result<u64> {
-        Ok(self.file.metadata()?.len())
+        match self {
+            Self::Disk(file) => Ok(file.metadata()?.len()),
+            Self::Memory(_) => Ok(0),
+        }
     }
 
     /// A reader from the start, with its own position (readers do not disturb each other).
     pub fn reader(&self) -> Result<ChunkReader> {
-        Ok(ChunkReader::new(self.file.try_clone().context("cannot reopen a temporary file")?))
+        Ok(ChunkReader::new(match self {
+            Self::Disk(file) => Self::Disk(file.try_clone().context("cannot reopen a temporary file")?),
+            Self::Memory(chunk) => Self::Memory(Arc::clone(chunk)),
+        }))
     }
 
     /// A reader that owns the file: its disk space is released when the reader goes.
     pub fn into_reader(self) -> ChunkReader {
-        ChunkReader::new(self.file)
+        ChunkReader::new(self)
     }
 }
 
 /// Reads a [`ChunkWriter`]'s bytes back.
 pub struct ChunkReader {
-    file: File,
+    /// A memory stream is taken out once it has been handed over as the chunk.
+    source: Option<TempFile>,
     offset: u64,
     chunk: Vec<u8>,
     position: usize,
@@ -123,19 +158,29 @@ pub struct ChunkReader {
 }
 
 impl ChunkReader {
-    fn new(file: File) -> Self {
-        Self { file, offset: 0, chunk: Vec::new(), position: 0, coded: Vec::new() }
+    fn new(source: TempFile) -> Self {
+        Self { source: Some(source), offset: 0, chunk: Vec::new(), position: 0, coded: Vec::new() }
     }
 
     /// Loads the next chunk; false at the end of the file.
     fn next_chunk(&mut self) -> Result<bool> {
         self.chunk.clear();
         self.position = 0;
-        self.file.seek(SeekFrom::Start(self.offset))?;
+        let file = match &mut self.source {
+            Some(TempFile::Disk(file)) => file,
+            Some(TempFile::Memory(_)) => {
+                if let Some(TempFile::Memory(chunk)) = self.source.take() {
+                    self.chunk.extend_from_slice(&chunk);
+                }
+                return Ok(!self.chunk.is_empty());
+            }
+            None => return Ok(false),
+        };
+        file.seek(SeekFrom::Start(self.offset))?;
         let mut head = [0u8; 8];
         let mut read = 0;
         while read < head.len() {
-            match self.file.read(&mut head[read..])? {
+            match file.read(&mut head[read..])? {
                 0 if read == 0 => return Ok(false),
                 0 => bail!("temporary file truncated at byte {}", self.offset),
                 n => read += n,
@@ -148,11 +193,11 @@ impl ChunkReader {
         }
         if length & STORED != 0 {
             self.chunk.resize(decoded, 0);
-            self.file.read_exact(&mut self.chunk).context("temporary file truncated")?;
+            file.read_exact(&mut self.chunk).context("temporary file truncated")?;
             self.offset += 8 + decoded as u64;
         } else {
             self.coded.resize(length as usize, 0);
-            self.file.read_exact(&mut self.coded).context("temporary file truncated")?;
+            file.read_exact(&mut self.coded).context("temporary file truncated")?;
             self.chunk.resize(decoded, 0);
             let n = zstd::bulk::decompress_to_buffer(&self.coded, &mut self.chunk[..]).context("temporary file damaged")?;
             if n != decoded {
@@ -479,8 +524,32 @@ mod tests {
         assert_eq!(back, text);
         // A chunk cut short is an error, not a panic or a short read.
         let length = file.disk_bytes().unwrap();
-        file.file.set_len(length - 10).unwrap();
+        let TempFile::Disk(disk) = &file else { panic!("a stream of {} bytes stayed in memory", text.len()) };
+        disk.set_len(length - 10).unwrap();
         let mut back = Vec::new();
         assert!(file.reader().unwrap().read_to_end(&mut back).is_err());
+    }
+
+    #[test]
+    fn a_stream_within_one_chunk_stays_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = RecordWriter::<4>::new(dir.path()).unwrap();
+        for i in 0..100u64 {
+            writer.push(&[i, i + 1, u64::MAX - i, 0]).unwrap();
+        }
+        let records = writer.finish().unwrap();
+        assert_eq!(records.disk_bytes().unwrap(), 0);
+        assert!(matches!(records.file, TempFile::Memory(_)), "no file made (an O_TMPFILE file is not listed in the directory)");
+        // Every reader starts at the first record, the owning one too.
+        for mut reader in [records.reader().unwrap(), records.reader().unwrap()] {
+            for i in 0..100u64 {
+                assert_eq!(reader.next_record().unwrap(), Some([i, i + 1, u64::MAX - i, 0]));
+            }
+            assert_eq!(reader.next_record().unwrap(), None);
+        }
+        let mut owner = records.into_reader();
+        assert_eq!(owner.next_record().unwrap(), Some([0, 1, u64::MAX, 0]));
+        let empty = ChunkWriter::new(dir.path()).unwrap().finish().unwrap();
+        assert_eq!(empty.reader().unwrap().read_to_end(&mut Vec::new()).unwrap(), 0);
     }
 }
