@@ -428,3 +428,33 @@ fn term_functions_answered_by_the_dataset() {
     assert_eq!(computed, ["?l=\"fr\" ?d=<http://www.w3.org/2001/XMLSchema#integer>"]);
     assert_eq!(answering.answered.get(), 0);
 }
+
+#[test]
+fn contains_finds_what_str_contains_finds() {
+    let empty = Dataset::new();
+    let long = "x".repeat(40);
+    let cases: &[(&str, &str)] = &[
+        ("Department7.University3.edu", "Department7.University3"),
+        ("Department17.University31.edu", "Department7.University3"),
+        ("aaab", "aab"),
+        ("aaab", "aaaab"),
+        ("abc", ""),
+        ("", ""),
+        ("", "a"),
+        ("abc", "c"),
+        ("abc", "abc"),
+        ("abc", "abcd"),
+        ("Katzenjammer", "Katze"),
+        ("die Katze", "Katze"),
+        ("Kätze", "ätz"),
+        ("Käte", "te"),
+        ("日本語のテキスト", "テキ"),
+        ("日本語のテキスト", "キテ"),
+        (&format!("{long}y"), &format!("{}y", &long[1..])),
+        (&format!("{long}y"), &format!("{long}z")),
+    ];
+    for (haystack, needle) in cases {
+        let query = format!(r#"ASK {{ FILTER(CONTAINS("{haystack}", "{needle}")) }}"#);
+        assert_eq!(ask(&empty, &query), haystack.contains(needle), "CONTAINS({haystack:?}, {needle:?})");
+    }
+}
