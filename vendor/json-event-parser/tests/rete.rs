@@ -44,6 +44,15 @@ fn expected(s: &str) -> Vec<u8> {
 fn cases() -> Vec<String> {
     let mut cases: Vec<String> = (0u32..0x80).map(|c| char::from_u32(c).unwrap().to_string()).collect();
     cases.extend((0u32..0x80).map(|c| format!("a{}é{}\u{1F600}", char::from_u32(c).unwrap(), char::from_u32(c).unwrap())));
+    // Each escaped character at every offset of strings longer than the 8-byte words scanned.
+    for c in ['"', '\\', '\n', '\u{0}', '\u{1f}'] {
+        for at in 0..24 {
+            let mut case: String = "abcdefghijklmnopqrstuvwx".into();
+            case.insert(at, c);
+            cases.push(case.clone());
+            cases.push(format!("é{case}\u{1F600}{case}"));
+        }
+    }
     cases.extend(
         [
             "",
