@@ -125,11 +125,60 @@ pub enum Block {
     PermutationNode(Arc<Body<Key>>),
 }
 
-/// The dictionary block a run of [`Store::term_in`] read last, and where.
+/// The dictionary blocks a run of [`Store::term_in`] read lately, each with
+/// where its last lookup ended: an id in one of them needs no directory
+/// walk and no cache lookup, and ids in order in one block step on from the
+/// last one. Several blocks, because the terms a DESCRIBE or CONSTRUCT
+/// prints alternate between blocks (CLDR's 🐈 has labels in ~30 blocks, in
+/// subject-predicate-object order): one block kept was a directory walk, a
+/// cache lookup and a walk from a restart per printed literal (issue 14).
 #[derive(Debug, Default)]
 pub struct TermReader {
-    block: Option<(Located, Arc<DictionaryTerms>)>,
+    slots: Vec<ReaderSlot>,
+    /// The slot used last, tried first.
+    last: usize,
+    /// The slot the next block replaces once all are taken.
+    next: usize,
+    /// Heap bytes of the blocks held, bounded by [`READER_MAX_BYTES`].
+    held_bytes: usize,
+}
+
+#[derive(Debug)]
+struct ReaderSlot {
+    located: Located,
+    block: Arc<DictionaryTerms>,
     cursor: TermCursor,
+}
+
+/// Blocks a [`TermReader`] keeps at most…
+const READER_BLOCKS: usize = 32;
+/// … and their heap bytes at most, beyond the block in use: the reader
+/// holds its blocks even when the cache evicts them, and a Worker's
+/// isolate is bounded.
+const READER_MAX_BYTES: usize = 8 << 20;
+
+impl TermReader {
+    /// The slot of the block holding `id`, if kept.
+    fn find(&self, id: TermId) -> Option<usize> {
+        if self.slots.get(self.last).is_some_and(|slot| slot.located.items().contains(&id)) {
+            return Some(self.last);
+        }
+        self.slots.iter().position(|slot| slot.located.items().contains(&id))
+    }
+
+    /// Keeps a block (replacing the oldest kept when full); its slot.
+    fn keep(&mut self, located: Located, block: Arc<DictionaryTerms>) -> usize {
+        let bytes = block.heap_bytes();
+        while !self.slots.is_empty() && (self.slots.len() >= READER_BLOCKS || self.held_bytes + bytes > READER_MAX_BYTES) {
+            let victim = self.next % self.slots.len();
+            self.held_bytes -= self.slots[victim].block.heap_bytes();
+            self.slots.swap_remove(victim);
+            self.next = victim + 1;
+        }
+        self.held_bytes += bytes;
+        self.slots.push(ReaderSlot { located, block, cursor: TermCursor::default() });
+        self.slots.len() - 1
+    }
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -410,20 +459,20 @@ impl<S: RangeSource> Store<S> {
     /// through `reader` as [`Store::term_in`] does, without decoding it: for
     /// what needs only part of a term (its kind, language tag, datatype).
     pub fn with_encoded_term_in<R>(&self, id: TermId, reader: &mut TermReader, read: impl FnOnce(&[u8]) -> R) -> Result<R, ReadError> {
-        let (located, block) = match reader.block.take() {
-            Some((located, block)) if located.items().contains(&id) => (located, block),
-            _ => {
+        let at = match reader.find(id) {
+            Some(at) => at,
+            None => {
                 let located = self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?;
-                reader.cursor.forget();
-                (located, self.dictionary_block(located.number)?)
+                let block = self.dictionary_block(located.number)?;
+                reader.keep(located, block)
             }
         };
-        let answer = match block.get_at((id - located.first_item) as usize, &mut reader.cursor) {
+        reader.last = at;
+        let ReaderSlot { located, block, cursor } = &mut reader.slots[at];
+        match block.get_at((id - located.first_item) as usize, cursor) {
             Some(encoded) => Ok(read(encoded)),
-            None => Err(block_count_mismatch(&located, block.len()).into()),
-        };
-        reader.block = Some((located, block));
-        answer
+            None => Err(block_count_mismatch(located, block.len()).into()),
+        }
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a

@@ -37,13 +37,6 @@ pub struct TermCursor {
     term: Vec<u8>,
 }
 
-impl TermCursor {
-    /// Makes the cursor start afresh, for another block (keeping its room).
-    pub fn forget(&mut self) {
-        self.valid = false;
-    }
-}
-
 impl DictionaryTerms {
     /// Checks and indexes a decompressed dictionary block; `what`/`offset`
     /// name it in errors. Rejects what `format::dictionary` rejects: a first
@@ -115,7 +108,7 @@ impl DictionaryTerms {
     /// from its last term when that is earlier in the same restart run:
     /// ids read in order (the objects of a predicate scan come sorted) cost
     /// one front-coded step each, and the same id twice costs nothing. A
-    /// cursor serves one block; [`TermCursor::forget`] before another.
+    /// cursor serves one block.
     pub fn get_at<'c>(&self, position: usize, cursor: &'c mut TermCursor) -> Option<&'c [u8]> {
         if position >= self.len {
             return None;

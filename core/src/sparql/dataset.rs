@@ -405,7 +405,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         Ok(value)
     }
 
-    /// LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN of a stored term
+    /// LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN, STR of a stored term
     /// from its encoded form, without decoding it (`term_functions.rs`).
     fn internal_term_function(&self, function: TermFunction, term: &InternalTerm) -> Result<TermFunctionAnswer, Stopped> {
         let InternalTerm::Stored(id) = term else { return Ok(TermFunctionAnswer::Unanswered) };

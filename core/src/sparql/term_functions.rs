@@ -1,8 +1,10 @@
-//! LANG, DATATYPE, isIRI, isBlank, isLiteral and STRLEN of a stored term,
-//! answered from its encoded form (FORMAT.md §5.1) without decoding it
+//! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR of a stored
+//! term, answered from its encoded form (FORMAT.md §5.1) without decoding it
 //! (spareval's `QueryableDataset::internal_term_function`, vendor/README.md
 //! change 10). Scans that ask for the language or datatype of every literal
-//! spent most of their time building literals only to read their tags.
+//! spent most of their time building literals only to read their tags, and
+//! `STR(?code) = "km/h"` built each literal (its datatype IRI, its value)
+//! only to keep its lexical form.
 
 use crate::FormatError;
 use crate::format::term::{LiteralParts, TermKind, encoded_kind, literal_parts};
@@ -38,14 +40,30 @@ pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunct
             Some(LiteralParts::Typed { datatype, lexical }) if datatype == xsd::STRING.as_str() => string_length(encoded, lexical),
             Some(LiteralParts::Typed { .. }) | None => Ok(TermFunctionAnswer::Error),
         },
+        TermFunction::Str => match encoded_kind(encoded)? {
+            TermKind::Iri => text(encoded, encoded.get(1..).unwrap_or_default()).map(string),
+            TermKind::Literal => match literal_parts(encoded)? {
+                Some(LiteralParts::Simple { lexical } | LiteralParts::Language { lexical, .. } | LiteralParts::Typed { lexical, .. }) => text(encoded, lexical).map(string),
+                None => Ok(TermFunctionAnswer::Error),
+            },
+            _ => Ok(TermFunctionAnswer::Error),
+        },
         _ => Ok(TermFunctionAnswer::Unanswered),
     }
 }
 
+fn string(text: &str) -> TermFunctionAnswer {
+    TermFunctionAnswer::Value(ExpressionTerm::StringLiteral(text.to_owned()))
+}
+
+/// Stored text, checked as the term's decode checks it.
+fn text<'t>(encoded: &[u8], bytes: &'t [u8]) -> Result<&'t str, FormatError> {
+    std::str::from_utf8(bytes).map_err(|_| FormatError::corrupt("term", 0, format!("invalid UTF-8 in {:?}", String::from_utf8_lossy(&encoded[..encoded.len().min(60)]))))
+}
+
 /// STRLEN: the lexical form's length in characters.
 fn string_length(encoded: &[u8], lexical: &[u8]) -> Result<TermFunctionAnswer, FormatError> {
-    let text = std::str::from_utf8(lexical).map_err(|_| FormatError::corrupt("term", 0, format!("invalid UTF-8 in {:?}", String::from_utf8_lossy(&encoded[..encoded.len().min(60)]))))?;
-    Ok(match i64::try_from(text.chars().count()) {
+    Ok(match i64::try_from(text(encoded, lexical)?.chars().count()) {
         Ok(length) => TermFunctionAnswer::Value(ExpressionTerm::IntegerLiteral(length.into())),
         Err(_) => TermFunctionAnswer::Error,
     })

@@ -166,6 +166,8 @@ pub enum TermFunction {
     Datatype,
     /// `STRLEN`
     StrLen,
+    /// `STR`: the lexical form of a literal or the text of an IRI, as stored.
+    Str,
 }
 
 /// rete: a dataset's answer to a [`TermFunction`] of one of its terms.

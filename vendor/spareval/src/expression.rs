@@ -481,10 +481,20 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
             // rete: STR of a term that passes through unchanged (a variable, a constant,
             // COALESCE/IF of those) is its lexical form as stored: STR("01"^^xsd:integer) is
             // "01" (SPARQL 1.1 §17.4.2.5). Upstream went through the value and gave "1".
+            // rete: and is asked of the dataset first, which may read it from the stored term
+            // without building the term (vendor/README.md change 10).
             Function::Str => {
                 if let Some(e) = try_build_internal_expression_evaluator(&parameters[0], context)? {
+                    let answer = context.build_term_function(TermFunction::Str);
                     let externalize = context.build_externalize_term();
-                    Rc::new(move |tuple| str_of(externalize(e(tuple)?)?))
+                    Rc::new(move |tuple| {
+                        let term = e(tuple)?;
+                        match answer(&term) {
+                            TermFunctionAnswer::Value(value) => Some(value),
+                            TermFunctionAnswer::Error => None,
+                            TermFunctionAnswer::Unanswered => str_of(externalize(term)?),
+                        }
+                    })
                 } else {
                     let e = build_expression_evaluator(&parameters[0], context)?;
                     Rc::new(move |tuple| str_of(e(tuple)?.into()))

@@ -303,9 +303,9 @@ fn triple_terms_with_free_parts_are_narrowed_by_the_dataset() {
     assert_eq!(*data.handed.borrow(), 1 + 2, "the name quad, then the two triple terms with subject :s");
 }
 
-/// A dataset over a list of quads that answers LANG, DATATYPE, isIRI, isBlank, isLiteral and
-/// STRLEN from its terms without building values (as rete does from encoded terms), and counts
-/// the values it builds.
+/// A dataset over a list of quads that answers LANG, DATATYPE, isIRI, isBlank, isLiteral,
+/// STRLEN and STR from its terms without building values (as rete does from encoded terms), and
+/// counts the values and terms it builds.
 mod term_functions {
     use oxrdf::vocab::xsd;
     use oxrdf::{Quad, Term};
@@ -317,6 +317,7 @@ mod term_functions {
     pub struct Answering {
         pub quads: Vec<Quad>,
         pub values_built: Cell<usize>,
+        pub terms_built: Cell<usize>,
         pub answered: Cell<usize>,
     }
 
@@ -351,6 +352,7 @@ mod term_functions {
         }
 
         fn externalize_term(&self, term: Term) -> Result<Term, Infallible> {
+            self.terms_built.set(self.terms_built.get() + 1);
             Ok(term)
         }
 
@@ -376,6 +378,11 @@ mod term_functions {
                     value(ExpressionTerm::IntegerLiteral((literal.value().chars().count() as i64).into()))
                 }
                 (TermFunction::Lang | TermFunction::Datatype | TermFunction::StrLen, _) => TermFunctionAnswer::Error,
+                (TermFunction::Str, Some(literal)) => value(ExpressionTerm::StringLiteral(literal.value().into())),
+                (TermFunction::Str, None) => match term {
+                    Term::NamedNode(node) => value(ExpressionTerm::StringLiteral(node.as_str().into())),
+                    _ => TermFunctionAnswer::Error,
+                },
                 _ => TermFunctionAnswer::Unanswered,
             })
         }
@@ -409,18 +416,26 @@ fn term_functions_answered_by_the_dataset() {
         rows
     }
     let query = "SELECT ?o (LANG(?o) AS ?lang) (DATATYPE(?o) AS ?datatype) (isIRI(?o) AS ?iri) (isBlank(?o) AS ?blank) \
-                 (isLiteral(?o) AS ?literal) (STRLEN(?o) AS ?length) (LANGMATCHES(LANG(?o), \"de\") AS ?german) { <s> <p> ?o }";
+                 (isLiteral(?o) AS ?literal) (STRLEN(?o) AS ?length) (LANGMATCHES(LANG(?o), \"de\") AS ?german) (STR(?o) AS ?str) { <s> <p> ?o }";
     let expected = run(&plain, query);
     assert_eq!(expected.len(), objects.len());
     assert!(expected.iter().any(|row| row.contains("?o=\"Köter\"@de-at") && row.contains("?lang=\"de-at\"") && row.contains("?length=\"5\"^^") && row.contains("?german=\"true\"^^")));
     assert!(expected.iter().any(|row| row.contains("?o=\"7\"^^") && row.contains("?datatype=<http://www.w3.org/2001/XMLSchema#integer>")));
     assert!(expected.iter().any(|row| row.contains("?o=\"seven\"^^") && row.contains("?datatype=<http://www.w3.org/2001/XMLSchema#int>")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"01\"^^") && row.contains("?str=\"01\"")), "STR keeps the stored form (change 4)");
+    assert!(expected.iter().any(|row| row.contains("?o=<http://example.org/o>") && row.contains("?str=\"http://example.org/o\"")));
+    assert!(expected.iter().any(|row| row.contains("?o=_:") && !row.contains("?str=")), "STR of a blank node is an error");
     assert_eq!(run(&answering, query), expected, "the same answers, from the dataset's own answers");
-    // 7 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset;
+    // 8 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset;
     // values are built only for DATATYPE of the three literals of a datatype whose values
     // may have another (xsd:int, xsd:dateTimeStamp), where the value decides.
-    assert_eq!(answering.answered.get(), 7 * objects.len());
+    assert_eq!(answering.answered.get(), 8 * objects.len());
     assert_eq!(answering.values_built.get(), 3);
+    // STR built no term of its own: the same query without it builds as many but the 9 ?str
+    // written out (answered through the value, STR would build 10 more).
+    let with_str = answering.terms_built.replace(0);
+    run(&answering, &query.replace("(STR(?o) AS ?str)", ""));
+    assert_eq!(with_str, answering.terms_built.get() + objects.len() - 1);
 
     // A computed argument is not a stored term: the functions go through its value.
     answering.answered.set(0);

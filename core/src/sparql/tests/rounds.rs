@@ -268,6 +268,21 @@ fn terms_with_a_prefix_span_dictionary_blocks_in_order() {
 }
 
 #[test]
+fn one_term_reader_over_many_dictionary_blocks_reads_what_term_reads() {
+    // Dictionary blocks of ~48 bytes: a few terms each.
+    let full = Store::open(fixture::build(&fixture::numbers_and_dates(400), 64), 1 << 20).unwrap();
+    let terms = full.header().term_count;
+    let blocks = full.block_count(crate::read::Directory::Dictionary);
+    assert!(blocks > 100, "more dictionary blocks than a reader keeps: {blocks}");
+    let mut reader = crate::read::TermReader::default();
+    // Scattered, repeated, then backwards: the reader keeps some blocks and replaces others.
+    for id in (0..3 * terms).map(|i| 1 + (i * 7919) % terms).chain((1..=terms).rev()) {
+        assert_eq!(full.term_in(id, &mut reader).unwrap(), full.term(id).unwrap(), "id {id}");
+    }
+    assert!(full.term_in(terms + 1, &mut reader).is_err(), "past the last id");
+}
+
+#[test]
 fn the_checked_prefix_holds_the_header_and_whole_sections_only() {
     let file = people();
     let prefix = &file[..16384];

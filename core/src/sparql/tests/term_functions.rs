@@ -1,4 +1,4 @@
-//! LANG, DATATYPE, isIRI, isBlank, isLiteral and STRLEN answered from encoded
+//! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR answered from encoded
 //! terms (`term_functions.rs`) give what spareval gives from the decoded
 //! values: the same queries over the same data, against spareval over an
 //! in-memory `oxrdf::Dataset`, which builds every value.
@@ -25,6 +25,8 @@ const QUERIES: &[&str] = &[
     "SELECT ?lang (COUNT(*) AS ?n) { ?s ?p ?o FILTER(isLiteral(?o)) } GROUP BY (LANG(?o) AS ?lang)",
     "SELECT ?datatype (COUNT(*) AS ?n) { ?s ?p ?o BIND(DATATYPE(?o) AS ?datatype) } GROUP BY ?datatype",
     "SELECT ?o { :s :p ?o FILTER(STRLEN(?o) > 4) }",
+    "SELECT ?o (STR(?o) AS ?str) (STR(:s) AS ?iri) { :s :p ?o }",
+    "SELECT ?o { :s :p ?o FILTER(STR(?o) = \"01\" || STR(?o) = \"http://example.org/o\" || STR(?o) = \"Köter\") }",
     "SELECT ?o { :s :p ?o FILTER(!isIRI(?o) && !isBlank(?o) && !isLiteral(?o)) }",
     "SELECT (LANG(COALESCE(?missing, ?o)) AS ?lang) { :s :p ?o FILTER(isLiteral(?o)) }",
     "SELECT (DATATYPE(\"1\"^^<http://www.w3.org/2001/XMLSchema#short>) AS ?d) (LANG(\"absent\"@nl) AS ?l) (isIRI(:nowhere) AS ?i) {}",
