@@ -442,7 +442,7 @@ fn students(count: usize) -> String {
 /// and one for the nodes of the printed terms).
 #[test]
 fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds() {
-    use rete_core::format::header::FEATURE_DIRECTORY;
+    use rete_core::format::header::{FEATURE_DIRECTORY, FEATURE_RESTART_CODINGS};
     use rete_core::read::{BlockCache, RoundOptions, open_in_rounds, run_in_rounds};
     use rete_core::{RangeSource, SectionKind};
     use rete_publisher::ingest::build::BlockLayout;
@@ -459,7 +459,8 @@ fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds(
     let flat_store = Store::open(flat.as_slice(), 1 << 20).unwrap();
     let store = Store::open(tree.as_slice(), 1 << 20).unwrap();
     let header = store.header();
-    assert_eq!((header.major_version, header.required_features), (2, FEATURE_DIRECTORY));
+    // FORMAT.md §6.1: fixed-size blocks carry coding bytes.
+    assert_eq!((header.major_version, header.required_features), (2, FEATURE_DIRECTORY | FEATURE_RESTART_CODINGS));
     assert_eq!(flat_store.header().required_features, 0, "the default writer stays flat at this size");
     assert!(header.section(SectionKind::Directory).is_some());
     let index = header.section(SectionKind::Index).unwrap();
