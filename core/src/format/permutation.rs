@@ -127,6 +127,15 @@ pub struct Coding(u8);
 impl Coding {
     /// Every restart raw: FORMAT.md §6 without §6.1.
     pub const RAW: Self = Self(0);
+    /// Both restart columns as deltas.
+    #[cfg(feature = "write")]
+    const DELTAS: Self = Self(3);
+
+    /// Whether column `column`'s (1 = b, 2 = c) restarts are deltas.
+    #[inline]
+    fn deltas(self, column: usize) -> bool {
+        self.0 & (1 << (column - 1)) != 0
+    }
 
     /// The coding of a byte read from a block, `None` when bits 2–7 are set.
     pub fn from_byte(byte: u8) -> Option<Self> {
@@ -152,7 +161,7 @@ impl Coding {
     pub fn value(self, column: usize, stored: u64, previous: u64, continues: bool, first: bool) -> Option<u64> {
         if continues {
             previous.checked_add(stored)
-        } else if !first && self.0 & (1 << (column - 1)) != 0 {
+        } else if !first && self.deltas(column) {
             Some(previous.wrapping_add(unzigzag(stored)))
         } else {
             Some(stored)
@@ -231,7 +240,7 @@ pub fn encode_block(keys: &[Key]) -> Vec<u8> {
 #[cfg(feature = "write")]
 pub fn encode_coded_block(keys: &[Key]) -> std::io::Result<Vec<u8>> {
     let raw = columns(keys, Coding::RAW);
-    let deltas = columns(keys, Coding(3));
+    let deltas = columns(keys, Coding::DELTAS);
     let coding = choose_coding(&raw, &deltas)?;
     Ok(assemble(keys.len(), coding, &raw, &deltas))
 }
@@ -244,8 +253,7 @@ fn assemble(count: usize, coding: Coding, raw: &[Vec<u8>; 4], deltas: &[Vec<u8>;
     out.push(coding.byte());
     out.extend_from_slice(&raw[0]);
     for column in 1..3 {
-        let deltas_here = coding.0 & (1 << (column - 1)) != 0;
-        out.extend_from_slice(if deltas_here { &deltas[column] } else { &raw[column] });
+        out.extend_from_slice(if coding.deltas(column) { &deltas[column] } else { &raw[column] });
     }
     out.extend_from_slice(&raw[3]);
     out
@@ -287,7 +295,7 @@ fn columns(keys: &[Key], coding: Coding) -> [Vec<u8>; 4] {
             let continues = i > 0 && previous[..column] == key[..column];
             let value = if continues {
                 key[column] - previous[column]
-            } else if i > 0 && coding.0 & (1 << (column - 1)) != 0 {
+            } else if i > 0 && coding.deltas(column) {
                 zigzag(key[column], previous[column])
             } else {
                 key[column]
@@ -314,7 +322,7 @@ mod tests {
 
     /// A block in a given coding (the writer picks its own).
     fn encode_in(keys: &[Key], coding: Coding) -> Vec<u8> {
-        assemble(keys.len(), coding, &columns(keys, Coding::RAW), &columns(keys, Coding(3)))
+        assemble(keys.len(), coding, &columns(keys, Coding::RAW), &columns(keys, Coding::DELTAS))
     }
 
     #[test]
