@@ -12,7 +12,9 @@
 // RETE_BENCH_BUILDS="s=DIR,o3=worker/build" measures several Worker builds side by side (a row
 // each). RETE_CPU_PROFILE=1 adds V8's sampling profile of the Worker's isolate over the warm runs:
 // the functions with most self time, by wasm name (build/worker-bench/factor-profile.md; the
-// profiler slows what it watches, so take times from a run without it).
+// profiler slows what it watches, so take times from a run without it). RETE_FACTOR_BUDGET=1 runs
+// native under the Worker's default limits (`bench_queries --budget`: the step hooks and meters
+// the Worker pays), to tell the meter's share of a factor from wasm's.
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts factor
 // Writes build/worker-bench/factor.md.
 import { execFileSync } from "node:child_process";
@@ -27,6 +29,7 @@ const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
 const VARS: Record<string, string> = JSON.parse(process.env.RETE_WORKER_VARS ?? "{}");
 const ONLY = (process.env.RETE_FACTOR_ONLY ?? "").split(",").filter(Boolean);
 const PROFILE = process.env.RETE_CPU_PROFILE === "1";
+const NATIVE_BUDGET = process.env.RETE_FACTOR_BUDGET === "1";
 const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
   const [label, dir] = b.split("=");
   return [label, resolve(ROOT, dir)];
@@ -57,7 +60,7 @@ function rows(body: string, type: string): number {
 
 /** Native medians per query file: bench_queries over the same file. */
 function native(file: string, qs: string[]): Map<string, { rows: number; median_ms: number; median_cpu_ms: number }> {
-  const out = execFileSync(NATIVE, [file, ...qs, "--runs", String(RUNS), "--write"], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const out = execFileSync(NATIVE, [file, ...qs, "--runs", String(RUNS), "--write", ...(NATIVE_BUDGET ? ["--budget"] : [])], { encoding: "utf8", maxBuffer: 1 << 26 });
   const byQuery = new Map();
   for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
     const measured = JSON.parse(line);
@@ -85,7 +88,7 @@ test("the Worker against the native engine, warm", async () => {
   }
   const profiles: string[] = [];
   const lines = [
-    `Load average at the start: ${loadAverage()}. Worker vars: wrangler.toml's [vars]${Object.keys(VARS).length ? ` with ${JSON.stringify(VARS)}` : ""}; medians of ${RUNS} warm runs; CPU: native query thread, workerd's main thread.`,
+    `Load average at the start: ${loadAverage()}. Native${NATIVE_BUDGET ? " under the Worker's default limits (--budget)" : ""}. Worker vars: wrangler.toml's [vars]${Object.keys(VARS).length ? ` with ${JSON.stringify(VARS)}` : ""}; medians of ${RUNS} warm runs; CPU: native query thread, workerd's main thread.`,
     "",
     "| dataset | query | rows | native ms (CPU) | Worker warm ms (CPU) | factor, wall | CPU | ≤ 1.5× native + 5 ms, wall (CPU) | warm rounds | status |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",

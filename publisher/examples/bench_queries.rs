@@ -6,15 +6,17 @@
 //! and triples it used to `--points-out` so Oxigraph can be timed on the same
 //! ones. With `--write`, each timed run also writes the answer into memory in the format a client
 //! gets by default (SPARQL JSON, N-Triples for graphs), as the Worker does before it responds
-//! (`bench/worker/factor.measure.ts`). Used by `bench/query.py` and the Worker's factor measure
-//! (docs/BENCHMARK.md), never by tests.
+//! (`bench/worker/factor.measure.ts`). With `--budget`, queries run under the Worker's default
+//! limits (wrangler.toml's `[vars]`: step hooks above every join, every quad and row metered; no
+//! clock), so the meter's cost can be told from wasm's. Used by `bench/query.py` and the Worker's
+//! factor measure (docs/BENCHMARK.md), never by tests.
 //!
-//! cargo run --release -p rete-publisher --example bench_queries -- FILE.rete QUERY.rq... [--runs 5] [--write] [--points 1000 --points-out FILE.nt]
+//! cargo run --release -p rete-publisher --example bench_queries -- FILE.rete QUERY.rq... [--runs 5] [--write] [--budget] [--points 1000 --points-out FILE.nt]
 
 use oxrdf::{NamedNode, Term, Triple};
 use rete_core::read::{GraphFilter, QuadPattern};
 use rete_core::results::{ResultFormat, write_answer};
-use rete_core::sparql::{Answer, QueryOptions, query};
+use rete_core::sparql::{Answer, Budget, QueryOptions, query};
 use rete_core::{RangeSource, Store, TermId};
 use std::io::Write;
 use std::time::Instant;
@@ -30,14 +32,22 @@ fn main() -> anyhow::Result<()> {
     let runs = flag("--runs").and_then(|r| r.parse().ok()).unwrap_or(5);
     let points: usize = flag("--points").and_then(|r| r.parse().ok()).unwrap_or(0);
     let points_out = flag("--points-out");
-    let write = match args.iter().position(|a| a == "--write") {
+    let mut switch = |name: &str| match args.iter().position(|a| a == name) {
         Some(at) => {
             args.remove(at);
             true
         }
         None => false,
     };
-    let (file, queries) = args.split_first().ok_or_else(|| anyhow::anyhow!("usage: bench_queries FILE.rete QUERY.rq... [--runs N] [--write] [--points N --points-out FILE]"))?;
+    let write = switch("--write");
+    // The Worker's defaults (worker/src/config.rs, wrangler.toml [vars]).
+    let budget = if switch("--budget") {
+        Budget { max_quads_scanned: 5_000_000, max_rows_produced: 100_000, max_steps: 10_000_000, max_computed_bytes: 16 << 20, should_stop: None }
+    } else {
+        Budget::unlimited()
+    };
+    let options = QueryOptions { budget, ..QueryOptions::default() };
+    let (file, queries) = args.split_first().ok_or_else(|| anyhow::anyhow!("usage: bench_queries FILE.rete QUERY.rq... [--runs N] [--write] [--budget] [--points N --points-out FILE]"))?;
     let started = Instant::now();
     let store = rete_publisher::cmd::open(std::path::Path::new(file))?;
     println!("{}", serde_json::json!({"open_ms": started.elapsed().as_secs_f64() * 1000.0, "file_bytes": store.header().file_length}));
@@ -45,37 +55,45 @@ fn main() -> anyhow::Result<()> {
         let text = std::fs::read_to_string(path)?;
         let (mut times, mut cpu_times) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
         let mut rows = 0usize;
+        // A query a limit stops (`--budget`) is timed to its error, which the line names.
+        let mut error = None;
         for _ in 0..runs {
             let started = Instant::now();
             let cpu_started = cpu_ms();
-            let answer = query(&store, &text, None, &QueryOptions::default())?;
-            let mut written = None;
-            rows = if write {
-                let format = ResultFormat::default_for(&answer);
-                written = Some((write_answer(answer, format, Vec::new())?, format));
-                0
-            } else {
-                match answer {
-                    Answer::Solutions(solutions) => solutions.map(|s| s.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
-                    Answer::Boolean(_) => 1,
-                    Answer::Graph(triples) => triples.map(|t| t.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
-                    _ => 0,
-                }
-            };
+            let answered = answer(&store, &text, &options, write);
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             cpu_times.push(cpu_ms() - cpu_started);
-            if let Some((bytes, format)) = written {
-                rows = count_rows(&bytes, format); // untimed
+            match answered {
+                Ok((count, Some((bytes, format)))) => rows = count.max(count_rows(&bytes, format)), // untimed
+                Ok((count, None)) => rows = count,
+                Err(e) => error = Some(format!("{e:#}")),
             }
         }
         times.sort_by(f64::total_cmp);
         cpu_times.sort_by(f64::total_cmp);
-        println!("{}", serde_json::json!({"query": path, "rows": rows, "median_ms": times[times.len() / 2], "median_cpu_ms": cpu_times[cpu_times.len() / 2], "runs_ms": times}));
+        println!("{}", serde_json::json!({"query": path, "rows": rows, "median_ms": times[times.len() / 2], "median_cpu_ms": cpu_times[cpu_times.len() / 2], "runs_ms": times, "error": error}));
     }
     if points > 0 {
         point_operations(&store, points, points_out.as_deref())?;
     }
     Ok(())
+}
+
+/// Evaluates a query and pulls its whole answer: the rows counted, or with
+/// `write` the answer written as a client gets it (rows counted from it later).
+fn answer<S: RangeSource>(store: &Store<S>, text: &str, options: &QueryOptions, write: bool) -> anyhow::Result<(usize, Option<(Vec<u8>, ResultFormat)>)> {
+    let answer = query(store, text, None, options)?;
+    if write {
+        let format = ResultFormat::default_for(&answer);
+        return Ok((0, Some((write_answer(answer, format, Vec::new())?, format))));
+    }
+    let rows = match answer {
+        Answer::Solutions(solutions) => solutions.map(|s| s.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
+        Answer::Boolean(_) => 1,
+        Answer::Graph(triples) => triples.map(|t| t.map(|_| ())).collect::<Result<Vec<_>, _>>()?.len(),
+        _ => 0,
+    };
+    Ok((rows, None))
 }
 
 /// The rows of a written answer: bindings of SPARQL JSON, lines of N-Triples.

@@ -2,7 +2,7 @@
 // in-memory R2 bucket filled the way `rete publish` lays datasets out (README "R2 layout"):
 // datasets/NAME/<content-hash>.rete, versions/<hash>.json and the current.json pointer.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
 
@@ -28,6 +28,22 @@ export function wranglerVars(): Record<string, string> {
 /** The content hash of a .rete (header bytes 0x10..0x20, a little-endian u128) as 32 hex digits. */
 export function contentHash(bytes: Uint8Array): string {
   return Array.from(bytes.subarray(0x10, 0x20)).reverse().map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `length` bytes of `file` from `offset`, in a buffer of their own. */
+function readPart(file: string, offset: number, length: number): Uint8Array {
+  const part = new Uint8Array(length);
+  const fd = openSync(file, "r");
+  try {
+    for (let done = 0; done < length; ) {
+      const n = readSync(fd, part, done, length - done, offset + done);
+      if (n === 0) throw new Error(`${file}: ended at byte ${offset + done}, ${length - done} bytes short`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return part;
 }
 
 /** The card's `title` and `license`, those it has, as `rete publish` copies them into the entry. */
@@ -146,18 +162,20 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
   // Publishing goes to the bucket itself, at full speed.
   const bucket = slow ? await mf.getR2Bucket("INNER", "r2-latency") : await mf.getR2Bucket("BUCKET");
   const publish = async (name: string, file: string, { head = true }: { head?: boolean } = {}) => {
-    const bytes = new Uint8Array(readFileSync(file));
-    const version = contentHash(bytes);
+    const size = statSync(file).size;
+    // The first read's bytes: the header (content hash, quads) and the pointer's `head`.
+    const first = readPart(file, 0, Math.min(size, FIRST_READ_BYTES));
+    const version = contentHash(first);
     const key = `datasets/${name}/${version}.rete`;
-    if (bytes.length <= PUT_WHOLE_MAX_BYTES) {
-      await bucket.put(key, bytes);
+    if (size <= PUT_WHOLE_MAX_BYTES) {
+      await bucket.put(key, new Uint8Array(readFileSync(file)));
     } else {
-      // Miniflare's proxy sends a put's body as one string, which V8 caps at 512 MiB.
+      // Miniflare's proxy sends a put's body as one string, which V8 caps at 512 MiB; parts are
+      // read one at a time, so files over 2 GiB (Node's limit of one read) publish too.
       const upload = await bucket.createMultipartUpload(key);
       const parts = [];
-      for (let offset = 0, number = 1; offset < bytes.length; offset += PART_BYTES, number++) {
-        // A copy: a view would send its whole buffer.
-        parts.push(await upload.uploadPart(number, bytes.slice(offset, offset + PART_BYTES)));
+      for (let offset = 0, number = 1; offset < size; offset += PART_BYTES, number++) {
+        parts.push(await upload.uploadPart(number, readPart(file, offset, Math.min(PART_BYTES, size - offset))));
       }
       await upload.complete(parts);
     }
@@ -165,11 +183,11 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
       name,
       version,
       key,
-      bytes: bytes.length,
-      quads: Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0x28, true)),
+      bytes: size,
+      quads: Number(new DataView(first.buffer, first.byteOffset).getBigUint64(0x28, true)),
       published_at: "2026-11-21T12:00:00.000Z",
       ...cardMembers(file),
-      ...(head ? { head: Buffer.from(bytes.subarray(0, FIRST_READ_BYTES)).toString("base64") } : {}),
+      ...(head ? { head: Buffer.from(first).toString("base64") } : {}),
     };
     const json = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
     await bucket.put(`datasets/${name}/versions/${version}.json`, json);

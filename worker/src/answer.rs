@@ -1,7 +1,10 @@
 //! Writing an answer item by item into an [`Out`], which either captures it
-//! (a run that may still miss blocks: keep up to a cap, count the rest) or
-//! streams it in chunks to the client with backpressure. The same code does
-//! both, so the run that streams is the run that was checked.
+//! (a run that may still miss blocks: keep it up to a cap, past that only
+//! count it) or streams it in chunks to the client with backpressure. The
+//! same code does both, so the run that streams is the run that was checked.
+//! A captured answer is kept in chunks: one small enough is sent whole, a
+//! larger one that was still kept is streamed from its chunks without
+//! evaluating it again.
 
 use crate::conneg::Format;
 use crate::pages;
@@ -9,7 +12,7 @@ use futures_channel::mpsc;
 use futures_util::SinkExt;
 use oxrdf::{TermRef, Triple};
 use oxrdfio::RdfSerializer;
-use rete_core::results::{Capped, ResultFormat};
+use rete_core::results::ResultFormat;
 use rete_core::search::names::Names;
 use rete_core::sparql::{Answer, QueryError};
 use sparesults::QueryResultsSerializer;
@@ -65,8 +68,48 @@ impl Write for SharedBuf {
 }
 
 enum Mode {
-    Capture(Capped),
+    Capture(Captured),
     Stream(mpsc::Sender<Result<Vec<u8>, worker::Error>>),
+}
+
+/// What a capturing run wrote: kept in chunks of about [`CHUNK_BYTES`]
+/// while the whole is at most `cap_bytes`, past that only counted.
+#[derive(Debug)]
+struct Captured {
+    cap_bytes: usize,
+    chunks: Vec<Vec<u8>>,
+    total_bytes: u64,
+}
+
+impl Captured {
+    fn new(cap_bytes: usize) -> Self {
+        Self { cap_bytes, chunks: Vec::new(), total_bytes: 0 }
+    }
+
+    fn overflowed(&self) -> bool {
+        self.total_bytes > self.cap_bytes as u64
+    }
+
+    fn clear(&mut self) {
+        self.chunks = Vec::new();
+        self.total_bytes = 0;
+    }
+
+    fn keep(&mut self, bytes: &[u8]) {
+        self.total_bytes += bytes.len() as u64;
+        if self.overflowed() {
+            self.chunks = Vec::new();
+            return;
+        }
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK_BYTES => chunk.extend_from_slice(bytes),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK_BYTES.max(bytes.len()));
+                chunk.extend_from_slice(bytes);
+                self.chunks.push(chunk);
+            }
+        }
+    }
 }
 
 /// Where an answer goes.
@@ -80,7 +123,7 @@ pub struct Out {
 impl Out {
     /// Keeps up to `cap_bytes`; past that only counts.
     pub fn capture(cap_bytes: usize) -> Self {
-        Self { buf: SharedBuf::default(), mode: Mode::Capture(Capped::new(cap_bytes)), sent_bytes: 0 }
+        Self { buf: SharedBuf::default(), mode: Mode::Capture(Captured::new(cap_bytes)), sent_bytes: 0 }
     }
 
     /// Sends chunks to a response body.
@@ -92,38 +135,39 @@ impl Out {
     pub fn reset(&mut self) {
         self.buf.0.borrow_mut().clear();
         self.sent_bytes = 0;
-        if let Mode::Capture(capped) = &mut self.mode {
-            capped.clear();
+        if let Mode::Capture(captured) = &mut self.mode {
+            captured.clear();
         }
     }
 
-    /// The whole answer, when it fit under the cap.
-    pub fn into_captured(mut self) -> Option<Vec<u8>> {
+    /// The whole answer in chunks of about [`CHUNK_BYTES`], when it fit
+    /// under the cap.
+    pub fn into_chunks(mut self) -> Option<Vec<Vec<u8>>> {
         self.drain_capture();
         match self.mode {
-            Mode::Capture(capped) => capped.into_bytes(),
-            Mode::Stream(_) => None,
+            Mode::Capture(captured) if !captured.overflowed() => Some(captured.chunks),
+            _ => None,
         }
     }
 
-    /// Whether a finished answer was kept whole (it fit under the cap).
-    pub fn is_captured(&self) -> bool {
-        matches!(&self.mode, Mode::Capture(capped) if !capped.overflowed())
+    /// Whether a finished answer of at most `max_bytes` was kept whole.
+    pub fn is_captured_within(&self, max_bytes: u64) -> bool {
+        matches!(&self.mode, Mode::Capture(captured) if !captured.overflowed()) && self.total_bytes() <= max_bytes
     }
 
     /// Bytes written so far.
     pub fn total_bytes(&self) -> u64 {
         let written = match &self.mode {
-            Mode::Capture(capped) => capped.total_bytes(),
+            Mode::Capture(captured) => captured.total_bytes,
             Mode::Stream(_) => self.sent_bytes,
         };
         written + self.buf.0.borrow().len() as u64
     }
 
     fn drain_capture(&mut self) {
-        if let Mode::Capture(capped) = &mut self.mode {
+        if let Mode::Capture(captured) = &mut self.mode {
             let mut buf = self.buf.0.borrow_mut();
-            let _ = capped.write_all(&buf);
+            captured.keep(&buf);
             buf.clear();
         }
     }

@@ -1,8 +1,9 @@
 //! `/{ds}/sparql`: the SPARQL 1.1 Protocol over GET and POST. With a query:
 //! parse (400 with the position), negotiate, resolve the dataset,
 //! answer 304 for a known ETag, then run rounds until a run misses nothing;
-//! a small answer is sent as captured, a large one streams from one more
-//! run. The HTML table names its IRIs (README "Names"). Without a query:
+//! a small answer is sent whole as captured, a larger one streams from what
+//! was captured, one larger still from one more run. The HTML table names
+//! its IRIs (README "Names"). Without a query:
 //! the service description with VoID statistics.
 
 use crate::answer::{Out, PageInfo, VOID, WriteFailure, triples_to_bytes, write_answer};
@@ -14,7 +15,7 @@ use crate::pages;
 use crate::preamble;
 use crate::session::Session;
 use futures_channel::mpsc;
-use futures_util::StreamExt;
+use futures_util::{SinkExt, StreamExt};
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, Triple};
 use rete_core::format::card::Card;
@@ -25,8 +26,16 @@ use rete_core::{Header, RangeSource, SectionKind, Store};
 use std::sync::Arc;
 use worker::Method;
 
-/// Answers up to this size are sent from the checking run; larger ones stream.
-const CAPTURE_BYTES: usize = 1 << 20;
+/// Answers up to this size are sent whole (with `Content-Length`); larger ones stream.
+const WHOLE_BYTES: usize = 1 << 20;
+
+/// Answers up to this size stream from what the checking run captured;
+/// larger ones are evaluated once more as they stream (a warm LUBM q14,
+/// 76,490 rows, paid its evaluation twice: issue 14, docs/BENCHMARK.md
+/// "Worker against native, warm"). Memory: a request holds at most this
+/// much of its answer, beside its block cache (`CACHE_BYTES`), and keeps its
+/// query slot until the answer is sent: at most `MAX_CONCURRENT_QUERIES` are held.
+const HELD_BYTES: usize = 16 << 20;
 
 /// The protocol's parameters.
 #[derive(Debug, Default)]
@@ -187,7 +196,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
         let label_iris = card.as_ref().map(names::label_predicate_iris).unwrap_or_default();
         let prefixed = Names::new(card.as_ref().map_or(&[], |c| c.namespaces.as_slice()));
         let page = PageInfo::new(name, &text, &prefixed);
-        let mut out = Out::capture(CAPTURE_BYTES);
+        let mut out = Out::capture(HELD_BYTES);
         let result = session
             .run(async |store| {
                 out.reset();
@@ -210,15 +219,32 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
             Err(WriteFailure::Closed) => return Err(HttpError::Internal("answer writer closed".into())),
         }
         let shown = page.shown.into_inner().iris;
-        if html && !label_iris.is_empty() && !shown.is_empty() && out.is_captured() {
+        if html && !label_iris.is_empty() && !shown.is_empty() && out.is_captured_within(WHOLE_BYTES as u64) {
             if let Some(labelled) = name_table(ctx, &mut session, &query, &options, &text, name, &shown).await {
                 out = labelled;
             }
         }
         let total_bytes = out.total_bytes();
-        let reply = match out.into_captured() {
-            Some(bytes) => Reply::ok(format, bytes),
-            None if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
+        let whole = out.is_captured_within(WHOLE_BYTES as u64);
+        let reply = match out.into_chunks() {
+            Some(chunks) if whole => Reply::ok(format, chunks.concat()),
+            _ if ctx.method == Method::Head => Reply::with_type(200, &format.content_type(), Body::Empty),
+            Some(chunks) => {
+                // Complete and held: sent as the client reads, without another run.
+                // The session (the query's slot) is kept until then, so that the
+                // held answers stay one per slot (memory: above).
+                let (mut sender, receiver) = mpsc::channel(2);
+                ctx.host.spawn(Box::pin(async move {
+                    for chunk in chunks {
+                        if sender.send(Ok(chunk)).await.is_err() {
+                            break;
+                        }
+                    }
+                    sender.close_channel();
+                    drop(session);
+                }));
+                Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
+            }
             None => {
                 // Everything the answer needs is fed and cached in this session:
                 // one more run writes it out as the client reads, without reads.
@@ -264,7 +290,7 @@ async fn name_table(ctx: &Ctx, session: &mut Session, query: &Query, options: &Q
         }
     };
     let page = PageInfo::new(name, text, &labelled);
-    let mut out = Out::capture(CAPTURE_BYTES);
+    let mut out = Out::capture(WHOLE_BYTES);
     let result = session
         .run(async |store| {
             out.reset();
@@ -274,7 +300,7 @@ async fn name_table(ctx: &Ctx, session: &mut Session, query: &Query, options: &Q
             }
         })
         .await;
-    matches!(result, Ok(Ok(()))).then_some(out).filter(Out::is_captured)
+    matches!(result, Ok(Ok(()))).then_some(out).filter(|out| out.is_captured_within(WHOLE_BYTES as u64))
 }
 
 /// A header value: printable ASCII, anything else as `?`.

@@ -8,8 +8,10 @@ use crate::format::dictionary::{BlockTarget, DictionaryEncoder};
 use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections};
 use crate::format::permutation::encode_coded_block;
 use crate::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
-use crate::{ByteRange, Permutation, TermId, encode_term};
-use oxrdf::{GraphName, Quad, Term};
+use crate::read::{BlockCache, RoundOptions, Unfetched, run_in_rounds};
+use crate::{ByteRange, Permutation, RangeSource, Store, TermId, encode_term};
+use oxrdf::vocab::xsd;
+use oxrdf::{GraphName, Literal, NamedNode, Quad, Term};
 use oxrdfio::{RdfFormat, RdfParser};
 use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::xxh3_64;
@@ -29,6 +31,31 @@ pub fn from_trig(trig: &str) -> Vec<u8> {
 pub fn from_trig_with_flags(trig: &str, block_quads: usize, flags: u64) -> Vec<u8> {
     let quads = quads_of(trig);
     build_flagged(&quads, block_quads, 48, flags)
+}
+
+/// `subjects` subjects `:s{i}`, each with a `:n` integer (0–999,999) and a
+/// `:d` date (1700–1999) drawn from a hash of `i`: values scattered over
+/// many blocks, for the tests that count what a range or a top-k reads.
+pub fn numbers_and_dates(subjects: u64) -> Vec<Quad> {
+    let iri = |name: &str| NamedNode::new_unchecked(format!("http://example.org/{name}"));
+    let mut quads = Vec::new();
+    for i in 0..subjects {
+        let h = xxh3_64(&i.to_le_bytes());
+        let number = Literal::new_typed_literal((h % 1_000_000).to_string(), xsd::INTEGER);
+        let date = Literal::new_typed_literal(format!("{}-{:02}-{:02}", 1700 + (h >> 20) % 300, 1 + (h >> 30) % 12, 1 + (h >> 40) % 28), xsd::DATE);
+        quads.push(Quad::new(iri(&format!("s{i}")), iri("n"), number, GraphName::DefaultGraph));
+        quads.push(Quad::new(iri(&format!("s{i}")), iri("d"), date, GraphName::DefaultGraph));
+    }
+    quads
+}
+
+/// Runs `attempt` cold: on a store over `file` that holds only what
+/// `opened` read at the open (header and index) and fetches the rest in
+/// rounds. Returns what the last attempt returned and the bytes fetched.
+pub fn read_cold<R>(file: &[u8], opened: &Store<Vec<u8>>, attempt: impl FnMut(&Store<Unfetched>) -> R) -> (R, u64) {
+    let store = Store::from_parts(Unfetched, opened.header().clone(), opened.index().clone(), BlockCache::new(64 << 20));
+    let (outcome, stats) = run_in_rounds(&store, &RoundOptions::default(), |ranges| file.read_ranges(ranges), attempt).expect("the file reads");
+    (outcome, stats.bytes)
 }
 
 fn graph_term(graph: &GraphName) -> Option<Term> {

@@ -145,21 +145,15 @@ fn ties_at_the_kth_value_are_kept() {
 #[test]
 fn a_top_k_sort_reads_its_top_not_every_value() {
     // 20,000 subjects with a number, a date and a name each, in blocks of 256 quads.
-    let mut quads = Vec::new();
+    let mut quads = fixture::numbers_and_dates(20_000);
     for i in 0..20_000u64 {
-        let h = xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes());
-        let number = Literal::new_typed_literal((h % 1_000_000).to_string(), xsd::INTEGER);
-        let date = Literal::new_typed_literal(format!("{}-{:02}-{:02}", 1700 + (h >> 20) % 300, 1 + (h >> 30) % 12, 1 + (h >> 40) % 28), xsd::DATE);
-        quads.push(Quad::new(iri(&format!("s{i}")), iri("n"), number, GraphName::DefaultGraph));
-        quads.push(Quad::new(iri(&format!("s{i}")), iri("d"), date, GraphName::DefaultGraph));
         quads.push(Quad::new(iri(&format!("s{i}")), iri("name"), Literal::new_simple_literal(format!("subject {i}")), GraphName::DefaultGraph));
     }
     let file = fixture::build_with(&quads, 256, 4096);
     let full = Store::open(file.clone(), 64 << 20).unwrap();
     let read = |text: &str| {
-        let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(64 << 20));
-        let (answer, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| file.as_slice().read_ranges(r), |s| rete_rows(s, text)).unwrap();
-        (answer.unwrap(), stats.bytes)
+        let (answer, bytes) = fixture::read_cold(&file, &full, |s| rete_rows(s, text));
+        (answer.unwrap(), bytes)
     };
     // `?v + 0` and `STR("")` are not a variable: the same sort, not recognised.
     for (sorted, unrecognised, fewer) in [

@@ -8,8 +8,7 @@ use super::fixture;
 use crate::read::{BlockCache, RoundOptions, run_in_rounds};
 use crate::sparql::{Answer, QueryOptions, query};
 use crate::{RangeSource, Store};
-use oxrdf::vocab::xsd;
-use oxrdf::{Dataset, GraphName, Literal, NamedNode, Quad};
+use oxrdf::Dataset;
 use spareval::{QueryEvaluator, QueryResults};
 use std::collections::BTreeSet;
 
@@ -95,21 +94,12 @@ fn range_filters_answer_as_an_in_memory_evaluation() {
 #[test]
 fn a_range_filter_reads_its_range_not_every_value() {
     // 20,000 subjects with a number and a date each, in blocks of 256 quads.
-    let iri = |name: String| NamedNode::new_unchecked(format!("http://example.org/{name}"));
-    let mut quads = Vec::new();
-    for i in 0..20_000u64 {
-        let h = xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes());
-        let number = Literal::new_typed_literal((h % 1_000_000).to_string(), xsd::INTEGER);
-        let date = Literal::new_typed_literal(format!("{}-{:02}-{:02}", 1700 + (h >> 20) % 300, 1 + (h >> 30) % 12, 1 + (h >> 40) % 28), xsd::DATE);
-        quads.push(Quad::new(iri(format!("s{i}")), iri("n".into()), number, GraphName::DefaultGraph));
-        quads.push(Quad::new(iri(format!("s{i}")), iri("d".into()), date, GraphName::DefaultGraph));
-    }
+    let quads = fixture::numbers_and_dates(20_000);
     let file = fixture::build_with(&quads, 256, 4096);
     let full = Store::open(file.clone(), 64 << 20).unwrap();
     let bytes = |text: &str| {
-        let store = Store::from_parts(crate::read::Unfetched, full.header().clone(), full.index().clone(), BlockCache::new(64 << 20));
-        let (answer, stats) = run_in_rounds(&store, &RoundOptions::default(), |r| file.as_slice().read_ranges(r), |s| rete_lines(s, text)).unwrap();
-        (answer.unwrap(), stats.bytes)
+        let (answer, bytes) = fixture::read_cold(&file, &full, |s| rete_lines(s, text));
+        (answer.unwrap(), bytes)
     };
     for (range, unrecognised) in [
         ("?v >= 500000 && ?v < 510000", "!(?v < 500000) && !(?v >= 510000)"),
