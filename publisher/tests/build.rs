@@ -300,7 +300,7 @@ fn wrong_magic_and_future_version_are_named() {
     let checksum = rete_core::format::header::header_checksum(&unknown_feature[..header_length]);
     unknown_feature[0x44..0x48].copy_from_slice(&checksum.to_le_bytes());
     let error = Store::open(unknown_feature, 1024).err().unwrap();
-    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms, directory, value-order); read it with a newer rete");
+    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms, directory, value-order, restart-codings); read it with a newer rete");
 }
 
 /// `lines` N-Triples statements, about 80 bytes each; statement `i` is bad when `bad(i)`.
