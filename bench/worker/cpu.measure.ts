@@ -9,16 +9,26 @@
 //   startup   CPU of a new workerd from spawn to ready (parse and instantiate the Worker's wasm)
 //   cold      the first request of that new isolate (RETE_BENCH_RUNS new isolates, median)
 //   warm      the same request again on the isolate (median of RETE_BENCH_RUNS, after one more)
+// RETE_CPU_FIRST_IN_PROCESS=1 (with RETE_CPU_WARM_CACHE=1): the measured isolate is the first of
+// its workerd to run the Worker's wasm. V8 shares a wasm module's compiled code between the
+// isolates of a process, so after the twin's requests the measured isolate's first request found
+// the code of its path compiled (it compiled ~15 functions itself) and only logged it for
+// workerd's code map. Here a first workerd answers the request twice into a persisted Cache API
+// and R2, and a second workerd over the same files measures: its twin is a JavaScript Worker
+// that calls R2 and the Cache API (warming Miniflare's own workers), and the measured isolate
+// compiles every function its first request reaches, as a new isolate on a machine where the
+// Worker did not run does.
 // Cloudflare's Free plan allows 10 ms of CPU per request, Paid 30 s (wrangler.toml).
 // RETE_BENCH_BUILDS="before=DIR,after=worker/build" measures two Worker builds side by side (each
 // sample of one, then the same of the other), a row each.
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts cpu
 // Writes build/worker-bench/cpu.md.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle } from "./requests.ts";
+import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
@@ -26,6 +36,8 @@ const PROFILE = process.env.RETE_CPU_PROFILE === "1" || Boolean(process.env.RETE
 /** With RETE_CPU_PROFILE_TOP=N, the N functions the cold request's isolate was busy in the most. */
 const PROFILE_TOP = Number(process.env.RETE_CPU_PROFILE_TOP ?? 0);
 const WARM_CACHE = process.env.RETE_CPU_WARM_CACHE === "1";
+const FIRST_IN_PROCESS = WARM_CACHE && process.env.RETE_CPU_FIRST_IN_PROCESS === "1";
+
 const FREE_PLAN_CPU_MS = 10;
 /** The dataset whose requests warm Miniflare's workers through the twin. */
 const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
@@ -42,15 +54,17 @@ interface Cpu {
   isolate?: number;
 }
 
-/** A Worker in its own workerd, with the pid to watch and its inspector. */
-async function isolate(vars: Record<string, string>, build: string) {
+/** A Worker in its own workerd, with the pid to watch and its inspector; with `persist`, R2 and
+ * the Cache API kept in that directory, and a JavaScript twin (RETE_CPU_FIRST_IN_PROCESS). */
+async function isolate(vars: Record<string, string>, build: string, persist?: string) {
   const before = workerdChildren();
-  const w = await startWorker(vars, { inspector: PROFILE, build, twin: true });
+  const w = await startWorker(vars, { inspector: PROFILE, build, ...(persist ? { persist, warmer: WARMER } : { twin: true }) });
   const pid = newWorkerd(before);
   const startup = cpuSplitMs(pid, new Map());
   const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
   return { w, pid, startup, inspector };
 }
+
 
 /** The CPU one request costs, its waitUntil work (cache writes) included. */
 async function measure(w: Worker, pid: number, inspector: Inspector | undefined, request: BenchRequest, top = 0) {
@@ -76,7 +90,7 @@ const column = (samples: Cpu[], pick: (c: Cpu) => number | undefined) => {
 
 test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", async () => {
   const lines = [
-    `Load average at the start: ${loadAverage()}. ${WARM_CACHE ? "Cold isolate in a warm location (the Cache API holds the request's pieces). " : "Cold isolate, cold cache. "}Medians of ${RUNS}; CPU ms of workerd's main thread (+ its other threads)${PROFILE ? "; isolate: V8 profiler busy time of the Worker's isolate alone" : ""}.`,
+    `Load average at the start: ${loadAverage()}. ${WARM_CACHE ? `Cold isolate in a warm location (the Cache API holds the request's pieces)${FIRST_IN_PROCESS ? ", the first of its workerd to run the wasm" : ""}. ` : "Cold isolate, cold cache. "}Medians of ${RUNS}; CPU ms of workerd's main thread (+ its other threads)${PROFILE ? "; isolate: V8 profiler busy time of the Worker's isolate alone" : ""}.`,
     "",
     `| dataset | request | startup | cold: main (+ others) | ${PROFILE ? "cold: isolate | " : ""}warm: main (+ others) | ${PROFILE ? "warm: isolate | " : ""}R2 reads cold | cache calls cold (hits) | plan |`,
     `| --- | --- | ---: | ---: | ${PROFILE ? "---: | " : ""}---: | ${PROFILE ? "---: | " : ""}---: | ---: | --- |`,
@@ -90,17 +104,24 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
       for (let run = 0; run < RUNS; run++) {
         for (const [b, [, build]] of BUILDS.entries()) {
           const s = samples[b];
-          const { w, pid, startup, inspector } = await isolate({ POINTER_TTL_S: "60" }, build);
+          const persist = FIRST_IN_PROCESS ? mkdtempSync(resolve(tmpdir(), "rete-cpu-")) : undefined;
+          if (persist) await warmLocation({ POINTER_TTL_S: "60" }, build, persist, request);
+          const { w, pid, startup, inspector } = await isolate({ POINTER_TTL_S: "60" }, build, persist);
           try {
-            await w.publish(dataset, fileOf(dataset));
-            await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
-            // Miniflare's own workers (entry, local R2, Cache API) start cold too: warm them with
-            // the same request to another dataset, answered by the twin isolate, so that the
-            // measured isolate's cache stays cold and what it pays first is its own.
-            // With RETE_CPU_WARM_CACHE=1 the twin asks the same request of the same dataset: the
-            // measured isolate is then a cold isolate in a warm location (its pieces in the Cache API).
-            const twinPath = WARM_CACHE ? request.path : request.path.replace(`/${dataset}/`, `/${OTHER[dataset]}/`);
-            for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
+            if (persist) {
+              const pointer = `datasets/${dataset}/current.json`;
+              for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test/?key=${encodeURIComponent(pointer)}`)).arrayBuffer();
+            } else {
+              await w.publish(dataset, fileOf(dataset));
+              await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
+              // Miniflare's own workers (entry, local R2, Cache API) start cold too: warm them with
+              // the same request to another dataset, answered by the twin isolate, so that the
+              // measured isolate's cache stays cold and what it pays first is its own.
+              // With RETE_CPU_WARM_CACHE=1 the twin asks the same request of the same dataset: the
+              // measured isolate is then a cold isolate in a warm location (its pieces in the Cache API).
+              const twinPath = WARM_CACHE ? request.path : request.path.replace(`/${dataset}/`, `/${OTHER[dataset]}/`);
+              for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
+            }
             await settle(100);
             s.startups.push(startup);
             const first = await measure(w, pid, inspector, request, PROFILE_TOP);
@@ -115,6 +136,7 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
           } finally {
             inspector?.close();
             await w.dispose();
+            if (persist) rmSync(persist, { recursive: true, force: true });
           }
         }
       }
@@ -133,7 +155,7 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
   mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, `build/worker-bench/cpu${WARM_CACHE ? "-warm-cache" : ""}.md`), `${lines.join("\n")}\n`);
+  writeFileSync(resolve(ROOT, `build/worker-bench/cpu${WARM_CACHE ? "-warm-cache" : ""}${FIRST_IN_PROCESS ? "-first-in-process" : ""}.md`), `${lines.join("\n")}\n`);
   console.log(lines.join("\n"));
 });
 
@@ -182,4 +204,50 @@ test("what Miniflare's local R2 and Cache API cost per call", async () => {
   } finally {
     await mf.dispose();
   }
+});
+
+/** A JavaScript Worker that answers at once: what the harness costs a request by itself. */
+const NOTHING = `export default { fetch() { return new Response(null, { status: 204 }); } };`;
+
+// What workerd's main thread spends on a request that reaches a Worker doing nothing, through the
+// same path as the measured requests (Miniflare's entry worker forwarding it, a twin isolate
+// warmed first, a new isolate's first request, then warm): the part of every row above that is
+// not the Worker's (on Cloudflare there is no entry worker, and the runtime's own request
+// handling is not charged to the Worker). "Worker's own" = main − this − simulator calls.
+test("what a request to a Worker that does nothing costs here", async () => {
+  const { Miniflare } = await import("miniflare");
+  const lines = [`Load average: ${loadAverage()}. CPU ms of workerd's main thread, medians of ${RUNS} new workerds (warm: of ${RUNS} repeats after one).`, "", "| request | cold: main (+ others) | warm: main (+ others) |", "| --- | ---: | ---: |"];
+  const cold: { main: number; others: number }[] = [];
+  const warm: { main: number; others: number }[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const before = workerdChildren();
+    const mf = new Miniflare({
+      workers: [
+        { name: "nothing", modules: true, script: NOTHING, compatibilityDate: "2026-04-26" },
+        { name: "twin", modules: true, script: NOTHING, compatibilityDate: "2026-04-26", routes: ["twin.test/*"] },
+      ],
+    });
+    await mf.ready;
+    const pid = newWorkerd(before);
+    try {
+      const ask = async (url: string) => {
+        const t = threadCpu(pid);
+        await (await mf.dispatchFetch(url)).arrayBuffer();
+        await settle(100);
+        return cpuSplitMs(pid, t);
+      };
+      for (let i = 0; i < 2; i++) await ask("http://twin.test/");
+      await settle(100);
+      cold.push(await ask("http://rete.test/"));
+      await ask("http://rete.test/");
+      for (let i = 0; i < RUNS; i++) warm.push(await ask("http://rete.test/"));
+    } finally {
+      await mf.dispose();
+    }
+  }
+  const both = (samples: { main: number; others: number }[]) => `${ms(samples.map((c) => c.main))} (+${ms(samples.map((c) => c.others))})`;
+  lines.push(`| GET to a Worker that answers 204 at once | ${both(cold)} | ${both(warm)} |`);
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+  writeFileSync(resolve(ROOT, "build/worker-bench/cpu-floor.md"), `${lines.join("\n")}\n`);
+  console.log(lines.join("\n"));
 });

@@ -10,17 +10,22 @@
 // Run: RETE_BENCH_DATASETS=qudt RETE_BENCH_ONLY=01- RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts perf
 // RETE_BENCH_BUILD=DIR picks a Worker build (default worker/build); RETE_PERF_PREWARM=PATH has
 // the measured isolate answer PATH (another dataset's request) before the measured one.
+// RETE_PERF_FIRST_IN_PROCESS=1: the measured isolate is the first of its workerd to run the wasm
+// (a first workerd warms the Cache API; a JavaScript twin warms Miniflare's workers), so it
+// compiles every function it reaches, as RETE_CPU_FIRST_IN_PROCESS in cpu.measure.ts.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { test } from "vitest";
 import { ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { ACCEPT, DATASETS, fileOf, requestsOf, settle } from "./requests.ts";
+import { ACCEPT, DATASETS, fileOf, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
 import { newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const BUILD = resolve(ROOT, process.env.RETE_BENCH_BUILD ?? "worker/build");
 const OUT = resolve(ROOT, "build/worker-bench/perf");
 const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
+const FIRST_IN_PROCESS = process.env.RETE_PERF_FIRST_IN_PROCESS === "1";
 /** perf's sampling period: 50 µs of the thread's CPU. */
 const SAMPLE_HZ = 20_000;
 
@@ -82,13 +87,20 @@ test("perf of a new isolate's first request", async () => {
   mkdirSync(OUT, { recursive: true });
   for (const dataset of DATASETS) {
     for (const request of requestsOf(dataset)) {
+      const persist = FIRST_IN_PROCESS ? mkdtempSync(resolve(tmpdir(), "rete-perf-")) : undefined;
+      if (persist) await warmLocation({ POINTER_TTL_S: "60" }, BUILD, persist, request);
       const before = workerdChildren();
-      const w = await startWorker({ POINTER_TTL_S: "60" }, { build: BUILD, twin: true });
+      const w = await startWorker({ POINTER_TTL_S: "60" }, { build: BUILD, ...(persist ? { persist, warmer: WARMER } : { twin: true }) });
       const pid = newWorkerd(before);
       try {
-        await w.publish(dataset, fileOf(dataset));
-        await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
-        for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${request.path}`, { redirect: "manual" })).arrayBuffer();
+        if (persist) {
+          const pointer = `datasets/${dataset}/current.json`;
+          for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test/?key=${encodeURIComponent(pointer)}`)).arrayBuffer();
+        } else {
+          await w.publish(dataset, fileOf(dataset));
+          await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
+          for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${request.path}`, { redirect: "manual" })).arrayBuffer();
+        }
         if (process.env.RETE_PERF_PREWARM) await (await w.fetch(process.env.RETE_PERF_PREWARM, { headers: { accept: ACCEPT }, redirect: "manual" })).arrayBuffer();
         await settle(100);
         const ask = async () => {
@@ -110,6 +122,7 @@ test("perf of a new isolate's first request", async () => {
         console.log(lines.join("\n"));
       } finally {
         await w.dispose();
+        if (persist) rmSync(persist, { recursive: true, force: true });
       }
     }
   }

@@ -1,10 +1,10 @@
 // What the Worker benchmarks ask: per example dataset, the card, the summary, a resource view, a
 // dereference (303, base-IRI mode) and every example query (examples/NAME/queries/*.rq), the
 // same GET URLs a client sends. RETE_BENCH_DATASETS (comma-separated, default all three) and
-// RETE_BENCH_ONLY (a substring of the request's name) narrow them.
+// RETE_BENCH_ONLY (substrings of the request's name, comma-separated) narrow them.
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { FILES, ROOT } from "../../tests/worker/mf.ts";
+import { FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
 
 export interface BenchRequest {
   dataset: string;
@@ -44,8 +44,8 @@ export function requestsOf(dataset: string): BenchRequest[] {
       return { dataset, name, path: sparqlPath(dataset, query), query };
     }),
   ];
-  const only = process.env.RETE_BENCH_ONLY;
-  return only ? all.filter((r) => r.name.includes(only)) : all;
+  const only = process.env.RETE_BENCH_ONLY?.split(",");
+  return only ? all.filter((r) => only.some((part) => r.name.includes(part))) : all;
 }
 
 /** JSON where the route offers it, Turtle for graphs, as a client library asks. */
@@ -67,3 +67,31 @@ export function loadAverage(): string {
 
 /** Cache writes run after the answer (waitUntil): let them land before an isolate goes away. */
 export const settle = (ms = 300) => new Promise((done) => setTimeout(done, ms));
+
+/** A twin that warms Miniflare's R2 and Cache API from JavaScript, so that the measured isolate
+ * is the first of its workerd to run the Worker's wasm (`startWorker`'s `warmer`); GET
+ * http://twin.test/?key=KEY reads that R2 object. */
+export const WARMER = `
+export default {
+  async fetch(request, env) {
+    const pointer = await env.BUCKET.get(new URL(request.url).searchParams.get("key"));
+    await pointer?.arrayBuffer();
+    await caches.default.put("https://warmer.invalid/x", new Response("x", { headers: { "cache-control": "max-age=60" } }));
+    await (await caches.default.match("https://warmer.invalid/x"))?.arrayBuffer();
+    return new Response("warm");
+  },
+};`;
+
+/** A first workerd publishes `request`'s dataset and answers `request` twice with R2 and the
+ * Cache API kept in `persist`: a location that has seen it, for a second workerd over the same
+ * directory. */
+export async function warmLocation(vars: Record<string, string>, build: string, persist: string, request: BenchRequest) {
+  const w = await startWorker(vars, { build, persist });
+  try {
+    await w.publish(request.dataset, fileOf(request.dataset));
+    for (let i = 0; i < 2; i++) await (await w.fetch(request.path, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
+    await settle(300);
+  } finally {
+    await w.dispose();
+  }
+}

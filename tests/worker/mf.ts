@@ -95,6 +95,12 @@ export interface Options {
    * own workers (its entry, the local R2 and Cache API) through the twin before it measures
    * the first request of the other isolate. */
   twin?: boolean;
+  /** Instead of a twin of the Worker, this JavaScript Worker (a module's text) answers
+   * http://twin.test/, with the same R2 bucket (and the location's Cache API): it warms
+   * Miniflare's own workers without running the Worker's wasm, so that the measured isolate is
+   * the first of its workerd to run it (V8 shares a wasm module's compiled code between the
+   * isolates of a process: a twin would have compiled it). */
+  warmer?: string;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -149,12 +155,14 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
           { name: "r2-latency", modules: true, script: R2_LATENCY_WRAPPER, r2Buckets: { INNER: "rete" } },
         ],
       })
-    : options.twin
+    : options.twin || options.warmer
       ? new Miniflare({
           ...shared,
           workers: [
             { ...worker, name: "rete", r2Buckets: { BUCKET: "rete" } },
-            { ...worker, name: "twin", routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } },
+            options.warmer
+              ? { name: "twin", modules: true, script: options.warmer, compatibilityDate: worker.compatibilityDate, routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } }
+              : { ...worker, name: "twin", routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } },
           ],
         })
       : new Miniflare({ ...worker, ...shared, r2Buckets: { BUCKET: "rete" } });

@@ -10,12 +10,27 @@ use crate::http::Body;
 use crate::http_error::HttpError;
 use futures_util::future::LocalBoxFuture;
 use futures_util::{StreamExt, TryStreamExt};
+use js_sys::Uint8Array;
+use js_sys::futures::JsFuture;
 use std::sync::Arc;
 use std::time::Duration;
-use worker::{Bucket, Cache, Conditional, Delay, Env, Headers, Method, Range, ResponseBuilder};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::worker_sys::ext::CacheStorageExt;
+use worker::{Bucket, Cache, Conditional, Delay, Env, Headers, Method, Range, ResponseBuilder, web_sys};
 
 /// Entries are immutable: a year, the longest the Cache API is told.
 const MAX_AGE_S: u64 = 365 * 24 * 3600;
+
+/// The Workers Cache API's default cache (`caches.default`).
+fn default_cache() -> Result<web_sys::Cache, String> {
+    let caches = js_sys::global().unchecked_into::<web_sys::WorkerGlobalScope>().caches().map_err(js_error)?;
+    Ok(caches.default())
+}
+
+/// A JavaScript exception as text.
+fn js_error(error: JsValue) -> String {
+    worker::Error::from(error).to_string()
+}
 
 /// `Date.now()` and `is_near_cpu_limit`.
 struct Runtime;
@@ -112,14 +127,21 @@ impl Host for Cloudflare {
         })
     }
 
+    /// `caches.default.match(key)`, then the body in one `arrayBuffer()`:
+    /// workers-rs' `Response::bytes` reads a cached body as a stream, a
+    /// promise and a copy per chunk, code a new isolate compiles in its
+    /// first request (docs/BENCHMARK.md "CPU per request").
     fn cache_get(&self, key: &str) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, String>> {
         let key = key.to_owned();
         Box::pin(async move {
-            let mut response = match Cache::default().get(key.as_str(), false).await.map_err(|e| e.to_string())? {
-                Some(response) if response.status_code() == 200 => response,
-                _ => return Ok(None),
-            };
-            Ok(response.bytes().await.ok())
+            let found = JsFuture::from(default_cache()?.match_with_str(&key)).await.map_err(js_error)?;
+            // `match` resolves to undefined on a miss.
+            let Ok(response) = found.dyn_into::<web_sys::Response>() else { return Ok(None) };
+            if response.status() != 200 {
+                return Ok(None);
+            }
+            let Ok(body) = response.array_buffer() else { return Ok(None) };
+            Ok(JsFuture::from(body).await.ok().map(|buffer| Uint8Array::new(&buffer).to_vec()))
         })
     }
 

@@ -94,7 +94,7 @@ fn append_term(term: TermRef<'_>, order: LiteralOrder, out: &mut Vec<u8>) {
                 out.push(0);
             } else if literal.datatype() == xsd::STRING {
                 out.push(SIMPLE_LITERAL);
-            } else if let Some((kind, key)) = value_key(literal).filter(|_| order == LiteralOrder::Value) {
+            } else if let Some((kind, key)) = (order == LiteralOrder::Value).then(|| value_key(literal)).flatten() {
                 out.push(kind);
                 out.extend_from_slice(key.bytes());
                 out.extend_from_slice(literal.datatype().as_str().as_bytes());
@@ -197,22 +197,58 @@ pub fn is_value_datatype(iri: &str) -> bool {
 /// SPARQL evaluation does not read as a value of its type (`"abc"^^xsd:integer`),
 /// or NaN. Validity is decided by the parsers spareval uses (oxsdatatypes),
 /// so a literal has a value-ordered kind exactly when queries see its value.
+///
+/// Not inlined, and each datatype's parser a function of its own: the Worker
+/// runs as wasm, which V8 compiles a function at a time, whole, on its first
+/// call; inlined, the parsers made `append_term` 77 KB of wasm that a new
+/// isolate compiled to look up its first IRI (docs/BENCHMARK.md "CPU per request").
+#[inline(never)]
 pub fn value_key(literal: LiteralRef<'_>) -> Option<(u8, ValueKey)> {
     let local = literal.datatype().as_str().strip_prefix("http://www.w3.org/2001/XMLSchema#")?;
     let text = literal.value();
     let number = match local {
-        "double" => f64::from(text.parse::<Double>().ok()?),
-        "float" => f64::from(f32::from(text.parse::<Float>().ok()?)),
-        // Integers and decimals: their exact value rounded to the nearest
-        // f64 (Rust's parser rounds correctly), so the key is monotone across
-        // every numeric type: a float's or double's value is an f64 already.
-        "decimal" => text.parse::<Decimal>().ok().and(text.parse::<f64>().ok())?,
-        _ if INTEGER_TYPES.contains(&local) => text.parse::<Integer>().ok().and(text.parse::<f64>().ok())?,
-        "dateTime" | "dateTimeStamp" => return Some((DATE_TIME, timeline_key(text.parse::<DateTime>().ok()?.to_be_bytes()))),
-        "date" => return Some((DATE, timeline_key(text.parse::<Date>().ok()?.to_be_bytes()))),
+        "double" => parse_double(text)?,
+        "float" => parse_float(text)?,
+        "decimal" => parse_decimal(text)?,
+        _ if INTEGER_TYPES.contains(&local) => parse_integer(text)?,
+        "dateTime" | "dateTimeStamp" => return Some((DATE_TIME, timeline_key(parse_date_time(text)?))),
+        "date" => return Some((DATE, timeline_key(parse_date(text)?))),
         _ => return None,
     };
     (!number.is_nan()).then(|| (NUMBER, ValueKey::number(number)))
+}
+
+#[inline(never)]
+fn parse_double(text: &str) -> Option<f64> {
+    Some(f64::from(text.parse::<Double>().ok()?))
+}
+
+#[inline(never)]
+fn parse_float(text: &str) -> Option<f64> {
+    Some(f64::from(f32::from(text.parse::<Float>().ok()?)))
+}
+
+// Integers and decimals: their exact value rounded to the nearest f64
+// (Rust's parser rounds correctly), so the key is monotone across every
+// numeric type: a float's or double's value is an f64 already.
+#[inline(never)]
+fn parse_decimal(text: &str) -> Option<f64> {
+    text.parse::<Decimal>().ok().and(text.parse::<f64>().ok())
+}
+
+#[inline(never)]
+fn parse_integer(text: &str) -> Option<f64> {
+    text.parse::<Integer>().ok().and(text.parse::<f64>().ok())
+}
+
+#[inline(never)]
+fn parse_date_time(text: &str) -> Option<[u8; 18]> {
+    Some(text.parse::<DateTime>().ok()?.to_be_bytes())
+}
+
+#[inline(never)]
+fn parse_date(text: &str) -> Option<[u8; 18]> {
+    Some(text.parse::<Date>().ok()?.to_be_bytes())
 }
 
 /// oxsdatatypes' timestamp bytes: the timeline value (i128, big-endian, in

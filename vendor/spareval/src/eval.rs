@@ -31,7 +31,7 @@ use sparopt::algebra::{
     AggregateExpression, Expression, GraphPattern, JoinAlgorithm, LeftJoinAlgorithm,
     MinusAlgorithm, OrderExpression,
 };
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
 use std::fmt::Write;
 use std::hash::{Hash, Hasher};
@@ -442,14 +442,16 @@ type InternalTuplesIterator<'a, T> =
 pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     dataset: EvalDataset<'a, D>,
     base_iri: Option<Arc<Iri<String>>>,
-    now: DateTime,
+    /// rete: read when the query first asks for `NOW()`, then the same for the whole query.
+    now: Rc<OnceCell<DateTime>>,
     service_handler: Rc<ServiceHandlerRegistry>,
     custom_functions: Rc<CustomFunctionRegistry>,
     custom_aggregate_functions: Rc<CustomAggregateFunctionRegistry>,
     run_stats: bool,
     explain: bool,
-    /// rete: drawn once per query, so `BNODE(str)` differs between queries.
-    bnode_salt: u128,
+    /// rete: drawn once per query, so `BNODE(str)` differs between queries; drawn
+    /// when the query first builds `BNODE(str)`, not for every query.
+    bnode_salt: Rc<OnceCell<u128>>,
     /// rete: while an Extend's expression is built, the tuple positions its chain of
     /// Extends binds: they are left out of the solution key of `BNODE(str)`, so that
     /// `SELECT (BNODE(?x) AS ?a) (BNODE(?x) AS ?b)` gives one node per solution.
@@ -471,13 +473,13 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         Ok(Self {
             dataset: EvalDataset::new(dataset, dataset_spec, cancellation_token)?,
             base_iri,
-            now: DateTime::now(),
+            now: Rc::default(),
             service_handler,
             custom_functions,
             custom_aggregate_functions,
             run_stats,
             explain,
-            bnode_salt: random(),
+            bnode_salt: Rc::default(),
             extend_chain: Rc::default(),
         })
     }
@@ -2185,13 +2187,13 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
         Self {
             dataset: self.dataset.clone(),
             base_iri: self.base_iri.clone(),
-            now: self.now,
+            now: Rc::clone(&self.now),
             service_handler: Rc::clone(&self.service_handler),
             custom_functions: Rc::clone(&self.custom_functions),
             custom_aggregate_functions: Rc::clone(&self.custom_aggregate_functions),
             run_stats: self.run_stats,
             explain: self.explain,
-            bnode_salt: self.bnode_salt,
+            bnode_salt: Rc::clone(&self.bnode_salt),
             extend_chain: Rc::clone(&self.extend_chain),
         }
     }
@@ -2264,7 +2266,7 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
     }
 
     fn now(&mut self) -> DateTime {
-        self.evaluator.now
+        *self.evaluator.now.get_or_init(DateTime::now)
     }
 
     fn base_iri(&mut self) -> Option<Arc<Iri<String>>> {
@@ -2295,7 +2297,7 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
     fn build_solution_key(
         &mut self,
     ) -> impl Fn(&InternalTuple<D::InternalTerm>) -> u128 + 'a {
-        let salt = self.evaluator.bnode_salt;
+        let salt = *self.evaluator.bnode_salt.get_or_init(random);
         let skipped = self.evaluator.extend_chain.borrow().clone();
         move |tuple| {
             let half = |seed: u8| {

@@ -707,7 +707,9 @@ impl PreparedQuery<'_> {
         Result<QueryResults<'b>, QueryEvaluationError>,
         QueryExplanation,
     ) {
-        let start_planning = Timer::now();
+        // rete: the clock is read only for an explanation (a new isolate's first
+        // query otherwise compiled the calendar arithmetic of `DateTime::now`).
+        let start_planning = explain.then(Timer::now);
         let (results, plan_node_with_stats, planning_duration) = match self.query {
             Query::Select {
                 pattern, base_iri, ..
@@ -716,7 +718,7 @@ impl PreparedQuery<'_> {
                 if !self.evaluator.without_optimizations {
                     pattern = Optimizer::optimize_graph_pattern(pattern);
                 }
-                let planning_duration = start_planning.elapsed();
+                let planning_duration = start_planning.as_ref().and_then(Timer::elapsed);
                 let (results, explanation) =
                     match self
                         .evaluator
@@ -738,7 +740,7 @@ impl PreparedQuery<'_> {
                 if !self.evaluator.without_optimizations {
                     pattern = Optimizer::optimize_graph_pattern(pattern);
                 }
-                let planning_duration = start_planning.elapsed();
+                let planning_duration = start_planning.as_ref().and_then(Timer::elapsed);
                 let (results, explanation) =
                     match self
                         .evaluator
@@ -763,7 +765,7 @@ impl PreparedQuery<'_> {
                 if !self.evaluator.without_optimizations {
                     pattern = Optimizer::optimize_graph_pattern(pattern);
                 }
-                let planning_duration = start_planning.elapsed();
+                let planning_duration = start_planning.as_ref().and_then(Timer::elapsed);
                 let (results, explanation) =
                     match self
                         .evaluator
@@ -787,7 +789,7 @@ impl PreparedQuery<'_> {
                 if !self.evaluator.without_optimizations {
                     pattern = Optimizer::optimize_graph_pattern(pattern);
                 }
-                let planning_duration = start_planning.elapsed();
+                let planning_duration = start_planning.as_ref().and_then(Timer::elapsed);
                 let (results, explanation) =
                     match self
                         .evaluator

@@ -428,3 +428,16 @@ fn term_functions_answered_by_the_dataset() {
     assert_eq!(computed, ["?l=\"fr\" ?d=<http://www.w3.org/2001/XMLSchema#integer>"]);
     assert_eq!(answering.answered.get(), 0);
 }
+
+#[test]
+fn now_is_one_value_per_query_and_bnode_salts_differ_between_queries() {
+    // Change 11 reads the clock at the first NOW() and draws the BNODE salt at the first
+    // BNODE(str) instead of when the evaluator is made: the answers must not change.
+    let empty = Dataset::new();
+    let rows = select(&empty, "SELECT ?n (NOW() AS ?t) { VALUES ?n { 1 2 3 } BIND(NOW() AS ?u) FILTER(?u = NOW()) }");
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let times: std::collections::HashSet<&str> = rows.iter().map(|row| row.split(' ').find(|b| b.starts_with("?t=")).unwrap()).collect();
+    assert_eq!(times.len(), 1, "one NOW() for the whole query: {rows:?}");
+    let query = r#"SELECT (BNODE("x") AS ?b) {}"#;
+    assert_ne!(select(&empty, query), select(&empty, query), "a new salt per query");
+}
