@@ -43,6 +43,27 @@ fn reads_a_format_1_2_file() {
     assert_eq!(store.card().unwrap().title.as_deref(), Some("rete format 1.2 fixture"));
 }
 
+/// A 2.0 file with a directory (required feature bit 1) and permutation
+/// blocks without coding bytes (no bit 3, FORMAT.md §6.1): rete's writer of
+/// 2026-11-26 before §6.1, `rete build format-1.2.nq --title "rete format
+/// 2.0 directory fixture" --block-quads 4 --node-entries 4` with
+/// SOURCE_DATE_EPOCH=1764115200 (three blocks per order, nodes of four entries).
+const FORMAT_2_0_DIRECTORY: &[u8] = include_bytes!("../../docs/fixtures/format-2.0-directory.rete");
+
+#[test]
+fn reads_a_format_2_0_directory_file_without_coding_bytes() {
+    let store = Store::open(FORMAT_2_0_DIRECTORY.to_vec(), 1 << 20).unwrap();
+    let header = store.header();
+    // Bit 1 (directory) and bit 2 (value-ordered literals: the fixture has numbers), not bit 3.
+    use rete_core::format::header::{FEATURE_DIRECTORY, FEATURE_VALUE_ORDER};
+    assert_eq!((header.major_version, header.minor_version, header.required_features), (2, 0, FEATURE_DIRECTORY | FEATURE_VALUE_ORDER));
+    assert_eq!(header.block_layout(), rete_core::format::permutation::BlockLayout::Raw);
+    let mut expected: Vec<String> = FORMAT_1_2_QUADS.lines().map(str::to_owned).collect();
+    expected.sort();
+    assert_eq!(nquads(&store), expected);
+    assert_eq!(store.card().unwrap().title.as_deref(), Some("rete format 2.0 directory fixture"));
+}
+
 #[test]
 fn refuses_a_major_version_it_does_not_know_by_number() {
     let mut bytes = FORMAT_1_2.to_vec();

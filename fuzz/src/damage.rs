@@ -16,6 +16,7 @@
 use arbitrary::Arbitrary;
 use rete_core::format::block;
 use rete_core::format::header::Header;
+use rete_core::format::permutation::BlockLayout;
 use rete_core::format::directory::{Body, Entry, Head, Layout, MAX_NODE_ENTRIES, Place as DirectoryPlace, decode_node, encode_node};
 use rete_core::format::index::{GraphEntry, Index, Sections};
 use rete_core::format::varint::Cursor;
@@ -324,7 +325,8 @@ impl Parts {
                 if *resync {
                     let Some((t, leaf)) = self.find(n, |t| t.leaves()) else { return };
                     let before = self.permutations.clone();
-                    on_tree!(self, t, |tree| tree.resync_leaf(leaf, &raw));
+                    let layout = self.header.block_layout();
+                    on_tree!(self, t, |tree| tree.resync_leaf(leaf, &raw, layout));
                     self.keep_encodable(before);
                     self.after_tree_change(t);
                 }
@@ -544,8 +546,9 @@ impl<H> TreeShape for Tree<H> {
 trait Damageable: Head {
     /// `EntryField::Key(k)` set to `value`.
     fn set(&mut self, k: u8, value: u64);
-    /// The count and first head of a decompressed block, if it decodes.
-    fn of_block(raw: &[u8]) -> Option<(u64, Self)>;
+    /// The count and first head of a decompressed block of a file whose
+    /// permutation blocks are laid out as `layout`, if it decodes.
+    fn of_block(raw: &[u8], layout: BlockLayout) -> Option<(u64, Self)>;
 }
 
 impl Damageable for Vec<u8> {
@@ -553,7 +556,7 @@ impl Damageable for Vec<u8> {
         self.truncate(usize::try_from(value).unwrap_or(usize::MAX));
     }
 
-    fn of_block(raw: &[u8]) -> Option<(u64, Self)> {
+    fn of_block(raw: &[u8], _: BlockLayout) -> Option<(u64, Self)> {
         let terms = DictionaryTerms::decode(raw, "", 0).ok()?;
         Some((terms.len() as u64, terms.get(0)?))
     }
@@ -564,8 +567,8 @@ impl Damageable for Key {
         self[usize::from(k % 4)] = value;
     }
 
-    fn of_block(raw: &[u8]) -> Option<(u64, Self)> {
-        let keys = PermutationKeys::decode(raw, "", 0).ok()?;
+    fn of_block(raw: &[u8], layout: BlockLayout) -> Option<(u64, Self)> {
+        let keys = PermutationKeys::decode(raw, layout, "", 0).ok()?;
         Some((keys.len() as u64, keys.get(0)?))
     }
 }
@@ -659,8 +662,8 @@ impl<H: Damageable> Tree<H> {
     }
 
     /// Block `n`'s entry and those above it follow its edited contents, when they decode.
-    fn resync_leaf(&mut self, n: usize, raw: &[u8]) {
-        let Some((count, head)) = H::of_block(raw) else { return };
+    fn resync_leaf(&mut self, n: usize, raw: &[u8], layout: BlockLayout) {
+        let Some((count, head)) = H::of_block(raw, layout) else { return };
         let Some((k, i)) = self.parent_of(0, n) else { return };
         let Some(entry) = self.body_mut(0, k).and_then(|b| b.entries.get_mut(i)) else { return };
         (entry.item_count, entry.head) = (count, head);

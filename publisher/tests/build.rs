@@ -300,7 +300,7 @@ fn wrong_magic_and_future_version_are_named() {
     let checksum = rete_core::format::header::header_checksum(&unknown_feature[..header_length]);
     unknown_feature[0x44..0x48].copy_from_slice(&checksum.to_le_bytes());
     let error = Store::open(unknown_feature, 1024).err().unwrap();
-    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms, directory, value-order); read it with a newer rete");
+    assert_eq!(error.to_string(), "file needs required feature bit 5 this build does not know (it knows: triple-terms, directory, value-order, restart-codings); read it with a newer rete");
 }
 
 /// `lines` N-Triples statements, about 80 bytes each; statement `i` is bad when `bad(i)`.
@@ -442,7 +442,7 @@ fn students(count: usize) -> String {
 /// and one for the nodes of the printed terms).
 #[test]
 fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds() {
-    use rete_core::format::header::FEATURE_DIRECTORY;
+    use rete_core::format::header::{FEATURE_DIRECTORY, FEATURE_RESTART_CODINGS};
     use rete_core::read::{BlockCache, RoundOptions, open_in_rounds, run_in_rounds};
     use rete_core::{RangeSource, SectionKind};
     use rete_publisher::ingest::build::BlockLayout;
@@ -459,7 +459,8 @@ fn issue_17_a_directory_of_depth_1_answers_like_the_flat_file_within_its_bounds(
     let flat_store = Store::open(flat.as_slice(), 1 << 20).unwrap();
     let store = Store::open(tree.as_slice(), 1 << 20).unwrap();
     let header = store.header();
-    assert_eq!((header.major_version, header.required_features), (2, FEATURE_DIRECTORY));
+    // FORMAT.md §6.1: fixed-size blocks carry coding bytes.
+    assert_eq!((header.major_version, header.required_features), (2, FEATURE_DIRECTORY | FEATURE_RESTART_CODINGS));
     assert_eq!(flat_store.header().required_features, 0, "the default writer stays flat at this size");
     assert!(header.section(SectionKind::Directory).is_some());
     let index = header.section(SectionKind::Index).unwrap();

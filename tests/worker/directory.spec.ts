@@ -53,13 +53,17 @@ async function coldThenWarm(file: string, path: string) {
 }
 
 describe("a directory of depth 1 (FORMAT.md §4.3)", () => {
-  test("the file has the directory: format 2, required feature bit 1", () => {
+  test("the file has the directory: format 2, required feature bits 1 and 3", () => {
     const bytes = readFileSync(files.tree);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     expect(view.getUint16(0x08, true)).toBe(2);
     // Bit 1 is the directory's; other bits (bit 2, value-ordered literals: qudt has numbers) may be set too.
     expect(view.getBigUint64(0x48, true) & 2n).toBe(2n);
-    expect(new DataView(readFileSync(files.flat).buffer).getBigUint64(0x48, true) & 2n).toBe(0n);
+    // Bit 3: its fixed-size blocks carry coding bytes (FORMAT.md §6.1), which the Worker's reader decodes below.
+    expect(view.getBigUint64(0x48, true) & 8n).toBe(8n);
+    const flat = new DataView(readFileSync(files.flat).buffer).getBigUint64(0x48, true);
+    expect(flat & 2n).toBe(0n);
+    expect(flat & 8n).toBe(0n);
   });
 
   for (const [name, path, most] of CASES) {

@@ -37,8 +37,12 @@ pub const FEATURE_DIRECTORY: u64 = 1 << 1;
 /// `required_features` bit 2 (FORMAT.md §5.1.1): numbers and dates are
 /// encoded in the value-ordered term kinds 0x07–0x09.
 pub const FEATURE_VALUE_ORDER: u64 = 1 << 2;
+/// `required_features` bit 3 (FORMAT.md §6.1): every permutation block has
+/// a coding byte, and restarting ids may be deltas from the row before.
+pub const FEATURE_RESTART_CODINGS: u64 = 1 << 3;
 /// The required features this build reads, with their names.
-const KNOWN_FEATURES: [(u64, &str); 3] = [(FEATURE_TRIPLE_TERMS, "triple-terms"), (FEATURE_DIRECTORY, "directory"), (FEATURE_VALUE_ORDER, "value-order")];
+const KNOWN_FEATURES: [(u64, &str); 4] =
+    [(FEATURE_TRIPLE_TERMS, "triple-terms"), (FEATURE_DIRECTORY, "directory"), (FEATURE_VALUE_ORDER, "value-order"), (FEATURE_RESTART_CODINGS, "restart-codings")];
 
 /// Section kinds (FORMAT.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -204,6 +208,12 @@ impl Header {
     /// How the dictionary encodes numbers and dates (FORMAT.md §5.1.1).
     pub fn literal_order(&self) -> crate::format::term::LiteralOrder {
         if self.required_features & FEATURE_VALUE_ORDER != 0 { crate::format::term::LiteralOrder::Value } else { crate::format::term::LiteralOrder::Lexical }
+    }
+
+    /// How the permutation blocks are laid out (FORMAT.md §6.1).
+    pub fn block_layout(&self) -> crate::format::permutation::BlockLayout {
+        use crate::format::permutation::BlockLayout;
+        if self.required_features & FEATURE_RESTART_CODINGS != 0 { BlockLayout::Coded } else { BlockLayout::Raw }
     }
 
     /// Whether a query without `FROM` sees every graph as its default graph.

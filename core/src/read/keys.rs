@@ -6,7 +6,7 @@
 //! completes. (Every 64th row, as before issue 14, made a selective lookup
 //! walk 32 rows on average: a third of a small query's instructions.)
 
-use crate::format::permutation::Key;
+use crate::format::permutation::{BlockLayout, Coding, Key};
 use crate::{FormatError, TermId};
 
 /// Every this many rows a restart point is kept.
@@ -17,6 +17,8 @@ const RESTART_ROWS: usize = 16;
 pub struct PermutationKeys {
     raw: Vec<u8>,
     len: usize,
+    /// How restarting b and c values are stored (FORMAT.md §6.1).
+    coding: Coding,
     /// Where the four columns start: a cursor at row 0.
     start: [u32; 4],
     restarts: Vec<Restart>,
@@ -46,17 +48,26 @@ pub struct RowCursor {
 }
 
 impl PermutationKeys {
-    /// Checks and indexes a decompressed permutation block; `what`/`offset`
-    /// name it in errors. Rejects what `format::permutation::decode_block`
-    /// rejects: truncated columns, ids overflowing 64 bits, trailing bytes,
-    /// quads out of order or repeated.
-    pub fn decode(raw: &[u8], what: &str, offset: u64) -> Result<Self, FormatError> {
+    /// Checks and indexes a decompressed permutation block of a file whose
+    /// blocks are laid out as `layout`; `what`/`offset` name it in errors.
+    /// Rejects what `format::permutation::decode_block` rejects: truncated
+    /// columns, a coding byte with unknown bits, ids overflowing 64 bits,
+    /// trailing bytes, quads out of order or repeated.
+    pub fn decode(raw: &[u8], layout: BlockLayout, what: &str, offset: u64) -> Result<Self, FormatError> {
         let corrupt = |reason: &str| FormatError::corrupt(what, offset, reason.to_owned());
         if u32::try_from(raw.len()).is_err() {
             return Err(corrupt("block larger than 4 GiB"));
         }
         let mut position = 0;
         let count = varint_at(raw, &mut position).ok_or_else(|| corrupt("truncated quad count"))?;
+        let coding = match layout {
+            BlockLayout::Raw => Coding::RAW,
+            BlockLayout::Coded => {
+                let byte = *raw.get(position).ok_or_else(|| corrupt("no coding byte"))?;
+                position += 1;
+                Coding::from_byte(byte).ok_or_else(|| corrupt("coding byte sets unknown bits"))?
+            }
+        };
         // Each quad takes at least one byte in each of the four columns.
         let len = usize::try_from(count).ok().filter(|&n| n.saturating_mul(4) <= raw.len() - position).ok_or_else(|| corrupt("count larger than the bytes that follow"))?;
         let mut offsets = [0u32; 4];
@@ -69,7 +80,7 @@ impl PermutationKeys {
         if position != raw.len() {
             return Err(corrupt("trailing bytes after the last quad"));
         }
-        let mut keys = Self { raw: raw.to_vec(), len, start: offsets, restarts: Vec::with_capacity(len.div_ceil(RESTART_ROWS)) };
+        let mut keys = Self { raw: raw.to_vec(), len, coding, start: offsets, restarts: Vec::with_capacity(len.div_ceil(RESTART_ROWS)) };
         let mut cursor = RowCursor { row: 0, offsets, previous: [0; 4] };
         for row in 0..len {
             let before = cursor.previous;
@@ -163,8 +174,8 @@ impl RowCursor {
         let previous = self.previous;
         let first = self.row == 0;
         let a = previous[0].checked_add(values[0])?;
-        let b = if !first && a == previous[0] { previous[1].checked_add(values[1])? } else { values[1] };
-        let c = if !first && a == previous[0] && b == previous[1] { previous[2].checked_add(values[2])? } else { values[2] };
+        let b = keys.coding.value(1, values[1], previous[1], !first && a == previous[0], first)?;
+        let c = keys.coding.value(2, values[2], previous[2], !first && a == previous[0] && b == previous[1], first)?;
         let key = [a, b, c, values[3]];
         self.previous = key;
         self.row += 1;
@@ -193,7 +204,7 @@ fn varint_at(bytes: &[u8], position: &mut usize) -> Option<u64> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::format::permutation::{decode_block, encode_block};
+    use crate::format::permutation::{decode_block, encode_block, encode_coded_block};
 
     fn keys(n: u64) -> Vec<Key> {
         (0..n).map(|i| [1 + i / 300, 7 + (i / 20) % 15, 100 + i % 20 * 3, i % 2]).collect()
@@ -203,8 +214,25 @@ mod tests {
     fn agrees_with_the_expanded_block() {
         let keys = keys(1000);
         let raw = encode_block(&keys);
-        let compact = PermutationKeys::decode(&raw, "t", 0).unwrap();
-        assert_eq!(decode_block(&raw, "t", 0).unwrap(), keys);
+        let compact = PermutationKeys::decode(&raw, BlockLayout::Raw, "t", 0).unwrap();
+        assert_eq!(decode_block(&raw, BlockLayout::Raw, "t", 0).unwrap(), keys);
+        check_against(&compact, &keys);
+        // FORMAT.md §6.1: the same keys with a coding byte, whichever coding the writer picks.
+        let coded = encode_coded_block(&keys).unwrap();
+        check_against(&PermutationKeys::decode(&coded, BlockLayout::Coded, "t", 0).unwrap(), &keys);
+    }
+
+    #[test]
+    fn coded_blocks_seek_across_restarts() {
+        // Restarting columns that move both ways, across 2^32 (deltas picked
+        // for c: its objects rise slowly while b jumps).
+        let keys: Vec<Key> = (0..3000u64).map(|i| [5 + i / 40, (i % 40) * 1_000_000_007, (1 << 33) + i * 5 + (i % 40) % 3, 0]).collect();
+        let coded = encode_coded_block(&keys).unwrap();
+        assert_ne!(coded[2], 0, "some column coded as deltas");
+        check_against(&PermutationKeys::decode(&coded, BlockLayout::Coded, "t", 0).unwrap(), &keys);
+    }
+
+    fn check_against(compact: &PermutationKeys, keys: &[Key]) {
         assert_eq!(compact.len(), keys.len());
         assert_eq!(compact.iter().collect::<Vec<_>>(), keys);
         for (i, key) in keys.iter().enumerate() {
@@ -217,7 +245,7 @@ mod tests {
             assert_eq!(cursor.next(&compact), keys.get(expected).copied(), "{prefix:?}");
         }
         // Every key and each of its prefixes, across restart boundaries.
-        for key in &keys {
+        for key in keys {
             for bound in 1..=4 {
                 let expected = keys.partition_point(|k| k[..bound] < key[..bound]);
                 let mut cursor = compact.seek(&key[..bound]);
@@ -230,10 +258,14 @@ mod tests {
     #[test]
     fn rejects_what_the_expanded_block_rejects() {
         for raw in [&[2, 1, 0, 1, 0, 1, 0, 0, 0][..], &[1, 1, 1], &[1, 1, 1, 1, 0, 9], &[0xff, 0xff, 0x03], &[2, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0, 0, 0, 0]] {
-            assert!(PermutationKeys::decode(raw, "t", 0).is_err(), "{raw:?}");
-            assert!(decode_block(raw, "t", 0).is_err(), "{raw:?}");
+            assert!(PermutationKeys::decode(raw, BlockLayout::Raw, "t", 0).is_err(), "{raw:?}");
+            assert!(decode_block(raw, BlockLayout::Raw, "t", 0).is_err(), "{raw:?}");
         }
-        let empty = PermutationKeys::decode(&[0], "t", 0).unwrap();
+        for raw in [&[1, 4, 1, 1, 1, 0][..], &[1], &[1, 0, 1, 1, 1], &[2, 3, 1, 0, 1, 0, 1, 0, 0, 0]] {
+            assert!(PermutationKeys::decode(raw, BlockLayout::Coded, "t", 0).is_err(), "{raw:?}");
+            assert!(decode_block(raw, BlockLayout::Coded, "t", 0).is_err(), "{raw:?}");
+        }
+        let empty = PermutationKeys::decode(&[0], BlockLayout::Raw, "t", 0).unwrap();
         assert!(empty.is_empty() && empty.get(0).is_none() && empty.seek(&[1]).next(&empty).is_none());
     }
 }

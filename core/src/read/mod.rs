@@ -775,7 +775,7 @@ impl<S: RangeSource> Store<S> {
                 Block::Dictionary(Arc::new(block))
             }
             BlockKey::Permutation(p, n) => {
-                let keys = PermutationKeys::decode(&raw, &name(), range.offset)?;
+                let keys = PermutationKeys::decode(&raw, self.header.block_layout(), &name(), range.offset)?;
                 let entry = match self.places.borrow().get(&key) {
                     Some(tree::Place::Permutation(entry)) => entry.clone(),
                     _ => match self.leaf::<Key>(Directory::Permutation(p), n, tree::Walk::Peek) {

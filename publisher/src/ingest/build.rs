@@ -17,12 +17,12 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rete_core::format::block;
-use rete_core::format::header::{FEATURE_TRIPLE_TERMS, FEATURE_VALUE_ORDER, FLAG_UNION_DEFAULT_GRAPH};
+use rete_core::format::header::{FEATURE_RESTART_CODINGS, FEATURE_TRIPLE_TERMS, FEATURE_VALUE_ORDER, FLAG_UNION_DEFAULT_GRAPH};
 use rete_core::format::card::{CARD_EXAMPLE_CLASSES, CARD_EXAMPLES, CARD_LIST_CAP, Card, ClassCount, PredicateCount, SourceFile};
 use rete_core::format::dictionary::{BlockTarget, DictionaryEncoder};
 use rete_core::format::directory::{Body, build_tree};
 use rete_core::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections as IndexSections};
-use rete_core::format::permutation::{Key, encode_block};
+use rete_core::format::permutation::{self, Key, encode_block, encode_coded_block};
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout_with_directory, stamp_content_hash};
 use rete_core::{ByteRange, Permutation, TermId};
 use std::collections::{BTreeMap, HashMap};
@@ -124,16 +124,20 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
     // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0,
     // one with a value-ordered literal (§5.1.1) with bit 2.
-    let required_features = if term_stats.first_triple_term_id.is_some() { FEATURE_TRIPLE_TERMS } else { 0 } | if term_stats.value_order { FEATURE_VALUE_ORDER } else { 0 };
+    let mut required_features = if term_stats.first_triple_term_id.is_some() { FEATURE_TRIPLE_TERMS } else { 0 } | if term_stats.value_order { FEATURE_VALUE_ORDER } else { 0 };
     let vocabulary = std::mem::take(&mut term_stats.vocabulary);
     let (mut sorted, summary_inputs) = sort_orders(parsed.quads, mapping, &vocabulary, first_literal_id, &work)?;
+    // FORMAT.md §6.1: fixed-size blocks (a directory) carry coding bytes, bit 3.
+    if sorted.key_layout == permutation::BlockLayout::Coded {
+        required_features |= FEATURE_RESTART_CODINGS;
+    }
     let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };
     let graphs = sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
     let index = Index::flat(dictionary_entries, graphs, std::mem::take(&mut sorted.entries));
     let mut dictionary_file = dictionary_section.into_file_keep()?;
     let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
     // Phase 4: the label search index (FORMAT.md §12), read back from the temporary sections.
-    let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
+    let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, sorted.key_layout, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
     let described = describe(options, card_toml, &parsed.stats, term_stats, &vocabulary, counts, &mut sorted, summary_inputs, &index, &mut dictionary_file, first_blank_id, search.card, &work)?;
     let summary_levels = described.summary.levels;
     let (index, directory) = directories(&index, work.blocks)?;
@@ -296,6 +300,8 @@ struct Sorted {
     entries: [Vec<PermutationEntry>; 6],
     summaries: [SectionSummary; 6],
     files: Vec<File>,
+    /// How the blocks in `files` are laid out (FORMAT.md §6.1).
+    key_layout: permutation::BlockLayout,
 }
 
 /// Phase 3: renumbers the quads to final ids, then sorts them into the six
@@ -323,6 +329,7 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
             orders.sort_on_disk(sorter, work.memory)?;
         }
     }
+    let key_layout = orders.key_layout();
     let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, examples, summary_inputs, .. } = orders;
     predicate_counts.finish();
     class_counts.finish();
@@ -334,7 +341,7 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
         summaries[p] = summary;
         files.push(file);
     }
-    Ok((Sorted { quad_count, graphs, predicate_counts, class_counts, examples, subjects, objects, entries, summaries, files }, summary_inputs))
+    Ok((Sorted { quad_count, graphs, predicate_counts, class_counts, examples, subjects, objects, entries, summaries, files, key_layout }, summary_inputs))
 }
 
 /// The sections that describe the data: CARD, SUMMARY (and MEMBERS), the two axiom sections.
@@ -367,9 +374,9 @@ fn describe(
     let [spo_file, _, pso_file, pos_file, ..] = sorted.files.as_mut_slice() else { bail!("internal error: six permutations expected") };
     let mut lookup = Lookup {
         dictionary: TempDictionary::new(dictionary_file, &index.dictionary),
-        spo: TempQuads::new(spo_file, &index.permutations[0]),
-        pso: TempQuads::new(pso_file, &index.permutations[2]),
-        pos: TempQuads::new(pos_file, &index.permutations[3]),
+        spo: TempQuads::new(spo_file, &index.permutations[0], sorted.key_layout),
+        pso: TempQuads::new(pso_file, &index.permutations[2], sorted.key_layout),
+        pos: TempQuads::new(pos_file, &index.permutations[3], sorted.key_layout),
         vocabulary,
     };
     let metadata = options.metadata.clone().or(card_toml.unwrap_or_default()).or(Metadata::from_data(&mut lookup)?);
@@ -753,6 +760,16 @@ impl<'a> Orders<'a> {
         self.block_quads = self.layout.fixed_block_quads(quad_count).unwrap_or_else(|| block_quads(quad_count));
     }
 
+    /// FORMAT.md §6.1: the blocks of a file with fixed-size blocks (those
+    /// past 8.4M quads, which have a directory and are 2.x already) carry
+    /// coding bytes; flat files' blocks stay as 1.x readers read them.
+    fn key_layout(&self) -> permutation::BlockLayout {
+        match self.layout.fixed_block_quads(self.quad_count) {
+            Some(_) => permutation::BlockLayout::Coded,
+            None => permutation::BlockLayout::Raw,
+        }
+    }
+
     /// All quads fit in memory: sort and deduplicate in place, then reorder the
     /// same vector for each permutation, so no more memory is needed. An order
     /// that shares its first component with the previous one (SOP after SPO,
@@ -882,7 +899,9 @@ impl<'a> Orders<'a> {
             Permutation::Osp => self.objects += distinct_firsts,
             _ => {}
         }
-        let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(|block| block::seal(&encode_block(block))).collect::<std::io::Result<_>>()?;
+        let coded = self.key_layout() == permutation::BlockLayout::Coded;
+        let seal = |block: &[Key]| block::seal(&if coded { encode_coded_block(block)? } else { encode_block(block) });
+        let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(seal).collect::<std::io::Result<_>>()?;
         for (block, sealed) in keys.chunks(self.block_quads).zip(sealed) {
             let range = section.write_block(&sealed)?;
             entries.push(PermutationEntry { range, quad_count: block.len() as u64, first_key: block[0] });

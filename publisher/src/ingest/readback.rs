@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use rete_core::format::block;
 use rete_core::format::dictionary::DictionaryBlock;
 use rete_core::format::directory::{Body, Entry};
-use rete_core::format::permutation::{Key, decode_block};
+use rete_core::format::permutation::{BlockLayout, Key, decode_block};
 use rete_core::{ByteRange, TermId};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -67,13 +67,15 @@ impl<'a> TempDictionary<'a> {
 pub struct TempQuads<'a> {
     file: &'a mut File,
     entries: &'a [Entry<Key>],
+    layout: BlockLayout,
     last: Option<(usize, Vec<Key>)>,
 }
 
 impl<'a> TempQuads<'a> {
-    /// Over the section file and its entries (ranges relative to the file).
-    pub fn new(file: &'a mut File, directory: &'a Body<Key>) -> Self {
-        Self { file, entries: &directory.entries, last: None }
+    /// Over the section file and its entries (ranges relative to the file),
+    /// whose blocks are laid out as `layout` (FORMAT.md §6.1).
+    pub fn new(file: &'a mut File, directory: &'a Body<Key>, layout: BlockLayout) -> Self {
+        Self { file, entries: &directory.entries, layout, last: None }
     }
 
     /// Calls `visit` with every key starting with `prefix`, in order, a block at a time.
@@ -83,7 +85,7 @@ impl<'a> TempQuads<'a> {
             if entry.head[..prefix.len()] > *prefix {
                 break;
             }
-            let keys = decode_block(&read_sealed(self.file, entry.range)?, "temporary permutation", 0)?;
+            let keys = decode_block(&read_sealed(self.file, entry.range)?, self.layout, "temporary permutation", 0)?;
             let start = keys.partition_point(|key| key[..prefix.len()] < *prefix);
             let end = keys.partition_point(|key| key[..prefix.len()] <= *prefix);
             visit(&keys[start..end])?;
@@ -103,7 +105,7 @@ impl<'a> TempQuads<'a> {
             }
             if self.last.as_ref().is_none_or(|(n, _)| *n != number) {
                 let raw = read_sealed(self.file, entry.range)?;
-                self.last = Some((number, decode_block(&raw, "temporary permutation", 0)?));
+                self.last = Some((number, decode_block(&raw, self.layout, "temporary permutation", 0)?));
             }
             let (_, keys) = self.last.as_ref().context("no block")?;
             found.extend(keys.iter().filter(|key| starts_with(key)).take(limit - found.len()));

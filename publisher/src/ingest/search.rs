@@ -90,6 +90,7 @@ pub fn build_section(
     dictionary: &mut File,
     index: &rete_core::format::index::Index,
     permutations: &mut [File],
+    key_layout: rete_core::format::permutation::BlockLayout,
     first_blank_id: TermId,
     first_literal_id: TermId,
     settings: &super::metadata::Metadata,
@@ -102,9 +103,9 @@ pub fn build_section(
     let [spo, _, pso, _, osp, _] = permutations else { anyhow::bail!("internal error: six permutations expected") };
     let mut inputs = SearchInputs {
         dictionary: TempDictionary::new(dictionary, &index.dictionary),
-        spo: TempQuads::new(spo, &index.permutations[0]),
-        pso: TempQuads::new(pso, &index.permutations[2]),
-        osp: TempQuads::new(osp, &index.permutations[4]),
+        spo: TempQuads::new(spo, &index.permutations[0], key_layout),
+        pso: TempQuads::new(pso, &index.permutations[2], key_layout),
+        osp: TempQuads::new(osp, &index.permutations[4], key_layout),
         first_blank_id,
         first_literal_id,
     };

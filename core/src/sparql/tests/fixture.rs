@@ -1,12 +1,12 @@
 //! Builds small `.rete` files in memory for the tests, with tiny blocks so
-//! that lookups cross block boundaries. The real writer is `rete build`; this
+//! that lookups cross block boundaries, and coding bytes (FORMAT.md §6.1). The real writer is `rete build`; this
 //! one uses the same format encoders without its disk-backed sorting.
 
 use crate::format::block;
 use crate::format::card::Card;
 use crate::format::dictionary::{BlockTarget, DictionaryEncoder};
 use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections};
-use crate::format::permutation::encode_block;
+use crate::format::permutation::encode_coded_block;
 use crate::format::write::{ContentHasher, Counts, SectionSummary, layout, stamp_content_hash};
 use crate::read::{BlockCache, RoundOptions, Unfetched, run_in_rounds};
 use crate::{ByteRange, Permutation, RangeSource, Store, TermId, encode_term};
@@ -123,7 +123,7 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
         let mut bytes = Vec::new();
         let entries = &mut permutation_entries[usize::from(permutation.id())];
         for chunk in keys.chunks(block_quads) {
-            let sealed = block::seal(&encode_block(chunk)).expect("zstd");
+            let sealed = block::seal(&encode_coded_block(chunk).expect("zstd")).expect("zstd");
             entries.push(PermutationEntry { range: ByteRange { offset: bytes.len() as u64, length: sealed.len() as u64 }, quad_count: chunk.len() as u64, first_key: chunk[0] });
             bytes.extend_from_slice(&sealed);
         }
@@ -140,6 +140,10 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
     let mut header =
         layout(Counts { quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64 }, plain(&index_sealed), plain(&card_sealed), [None, None], None, dictionary_summary, permutation_summaries, None, None);
     header.flags = flags;
+    // FORMAT.md §6.1: coded blocks, so that every query test reads them (the
+    // real writer codes the blocks of files with a directory; flat files'
+    // blocks, without the bit, are read by the examples and differential suites).
+    header.require(crate::format::header::FEATURE_RESTART_CODINGS);
     // FORMAT.md §2: triple terms (kind 0x06) and value-ordered literals (§5.1.1) make the file 2.0.
     if terms.iter().any(|t| t.first() == Some(&crate::format::term::TRIPLE_TERM)) {
         header.require(crate::format::header::FEATURE_TRIPLE_TERMS);

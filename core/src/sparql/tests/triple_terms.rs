@@ -35,9 +35,11 @@ fn a_file_with_triple_terms_is_format_2_with_bit_0() {
     let header = triple_store().header().clone();
     assert_eq!((header.major_version, header.minor_version), (2, 0));
     assert!(header.has_triple_terms());
-    // The plain fixture has numbers (value-ordered, FORMAT.md §5.1.1) but no triple terms.
+    // The plain fixture has numbers (value-ordered, FORMAT.md §5.1.1) and the
+    // test writer's coding bytes (§6.1) but no triple terms.
+    use crate::format::header::{FEATURE_RESTART_CODINGS, FEATURE_VALUE_ORDER};
     let plain = store().header().clone();
-    assert_eq!((plain.major_version, plain.minor_version, plain.required_features), (2, 0, crate::format::header::FEATURE_VALUE_ORDER));
+    assert_eq!((plain.major_version, plain.minor_version, plain.required_features), (2, 0, FEATURE_VALUE_ORDER | FEATURE_RESTART_CODINGS));
 }
 
 #[test]
