@@ -28,7 +28,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
+import { ACCEPT, type BenchRequest, DATASETS, loadAverage, median, OTHER, readyFirstRequest, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
@@ -39,8 +39,6 @@ const WARM_CACHE = process.env.RETE_CPU_WARM_CACHE === "1";
 const FIRST_IN_PROCESS = WARM_CACHE && process.env.RETE_CPU_FIRST_IN_PROCESS === "1";
 
 const FREE_PLAN_CPU_MS = 10;
-/** The dataset whose requests warm Miniflare's workers through the twin. */
-const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
 /** The Worker builds measured: [label, directory]. */
 const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
   const [label, dir] = b.split("=");
@@ -108,20 +106,10 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
           if (persist) await warmLocation({ POINTER_TTL_S: "60" }, build, persist, request);
           const { w, pid, startup, inspector } = await isolate({ POINTER_TTL_S: "60" }, build, persist);
           try {
-            if (persist) {
-              const pointer = `datasets/${dataset}/current.json`;
-              for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test/?key=${encodeURIComponent(pointer)}`)).arrayBuffer();
-            } else {
-              await w.publish(dataset, fileOf(dataset));
-              await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
-              // Miniflare's own workers (entry, local R2, Cache API) start cold too: warm them with
-              // the same request to another dataset, answered by the twin isolate, so that the
-              // measured isolate's cache stays cold and what it pays first is its own.
-              // With RETE_CPU_WARM_CACHE=1 the twin asks the same request of the same dataset: the
-              // measured isolate is then a cold isolate in a warm location (its pieces in the Cache API).
-              const twinPath = WARM_CACHE ? request.path : request.path.replace(`/${dataset}/`, `/${OTHER[dataset]}/`);
-              for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method: request.method ?? "GET", redirect: "manual" })).arrayBuffer();
-            }
+            // With RETE_CPU_WARM_CACHE=1 the twin asks the same request of the same dataset: the
+            // measured isolate is then a cold isolate in a warm location (its pieces in the Cache API).
+            const twinPath = WARM_CACHE ? request.path : request.path.replace(`/${dataset}/`, `/${OTHER[dataset]}/`);
+            await readyFirstRequest(w, dataset, persist, twinPath, request.method);
             await settle(100);
             s.startups.push(startup);
             const first = await measure(w, pid, inspector, request, PROFILE_TOP);

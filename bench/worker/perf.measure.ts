@@ -19,12 +19,11 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { test } from "vitest";
 import { ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { ACCEPT, DATASETS, fileOf, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
+import { ACCEPT, DATASETS, readyFirstRequest, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
 import { newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const BUILD = resolve(ROOT, process.env.RETE_BENCH_BUILD ?? "worker/build");
 const OUT = resolve(ROOT, "build/worker-bench/perf");
-const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
 const FIRST_IN_PROCESS = process.env.RETE_PERF_FIRST_IN_PROCESS === "1";
 /** perf's sampling period: 50 µs of the thread's CPU. */
 const SAMPLE_HZ = 20_000;
@@ -93,14 +92,7 @@ test("perf of a new isolate's first request", async () => {
       const w = await startWorker({ POINTER_TTL_S: "60" }, { build: BUILD, ...(persist ? { persist, warmer: WARMER } : { twin: true }) });
       const pid = newWorkerd(before);
       try {
-        if (persist) {
-          const pointer = `datasets/${dataset}/current.json`;
-          for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test/?key=${encodeURIComponent(pointer)}`)).arrayBuffer();
-        } else {
-          await w.publish(dataset, fileOf(dataset));
-          await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
-          for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${request.path}`, { redirect: "manual" })).arrayBuffer();
-        }
+        await readyFirstRequest(w, dataset, persist, request.path);
         if (process.env.RETE_PERF_PREWARM) await (await w.fetch(process.env.RETE_PERF_PREWARM, { headers: { accept: ACCEPT }, redirect: "manual" })).arrayBuffer();
         await settle(100);
         const ask = async () => {

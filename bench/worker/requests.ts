@@ -4,7 +4,7 @@
 // RETE_BENCH_ONLY (substrings of the request's name, comma-separated) narrow them.
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
+import { FILES, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
 
 export interface BenchRequest {
   dataset: string;
@@ -94,4 +94,22 @@ export async function warmLocation(vars: Record<string, string>, build: string, 
   } finally {
     await w.dispose();
   }
+}
+
+/** Each dataset's other dataset, which the twin isolate asks so that the measured one stays cold. */
+export const OTHER: Record<string, string> = { qudt: "schema-org", "schema-org": "qudt", "dbpedia-ontology": "qudt" };
+
+/** Readies a Worker for a measured first request of `dataset`. First in its process (`persist`,
+ * after `warmLocation`): the warmer reads the pointer twice. Otherwise both datasets are published
+ * and the twin isolate asks `twinPath` twice, so that Miniflare's own workers (entry, local R2,
+ * Cache API) are warm and what the measured isolate pays first is its own. */
+export async function readyFirstRequest(w: Worker, dataset: string, persist: string | undefined, twinPath: string, method = "GET") {
+  if (persist) {
+    const pointer = `datasets/${dataset}/current.json`;
+    for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test/?key=${encodeURIComponent(pointer)}`)).arrayBuffer();
+    return;
+  }
+  await w.publish(dataset, fileOf(dataset));
+  await w.publish(OTHER[dataset], fileOf(OTHER[dataset]));
+  for (let i = 0; i < 2; i++) await (await w.fetch(`http://twin.test${twinPath}`, { method, redirect: "manual" })).arrayBuffer();
 }

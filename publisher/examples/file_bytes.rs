@@ -209,6 +209,19 @@ fn joined(count: usize, columns: &[Vec<u8>; 4]) -> Vec<u8> {
     raw
 }
 
+/// One candidate coding of a block: its bytes raw and compressed, the time to compress
+/// them, and the b and c columns compressed alone.
+fn measure_variant(out: &mut Vec<(String, u64)>, name: &str, keys: usize, variant: &[Vec<u8>; 4]) {
+    let raw = joined(keys, variant);
+    out.push((format!("{name}: raw"), raw.len() as u64));
+    let start = Instant::now();
+    out.push((format!("{name}: zstd {LEVEL}"), zstd_len(&raw, LEVEL)));
+    out.push((format!("{name}: µs compress"), start.elapsed().as_micros() as u64));
+    for (column, bytes) in ["b", "c"].iter().zip(&variant[1..3]) {
+        out.push((format!("{name}: column {column} alone"), zstd_len(bytes, LEVEL)));
+    }
+}
+
 fn measure(keys: &[Key], sealed: usize, raw: usize, variants: bool) -> Vec<(String, u64)> {
     let mut out = vec![("stored (sealed)".to_string(), sealed as u64), ("decompressed".to_string(), raw as u64)];
     let today = columns(keys, Restart::Raw, Restart::Raw);
@@ -228,15 +241,7 @@ fn measure(keys: &[Key], sealed: usize, raw: usize, variants: bool) -> Vec<(Stri
         ("minimum b+c", Restart::Minimum, Restart::Minimum),
         ("zigzag b, minimum c", Restart::Zigzag, Restart::Minimum),
     ] {
-        let variant = columns(keys, b, c);
-        let raw = joined(keys.len(), &variant);
-        out.push((format!("{name}: raw"), raw.len() as u64));
-        let start = Instant::now();
-        out.push((format!("{name}: zstd {LEVEL}"), zstd_len(&raw, LEVEL)));
-        out.push((format!("{name}: µs compress"), start.elapsed().as_micros() as u64));
-        for (column, bytes) in ["b", "c"].iter().zip(&variant[1..3]) {
-            out.push((format!("{name}: column {column} alone"), zstd_len(bytes, LEVEL)));
-        }
+        measure_variant(&mut out, name, keys.len(), &columns(keys, b, c));
     }
     // Per block, the best of raw/zigzag for b and for c (an oracle, by the
     // whole block at the writer's level), and the choice made from each
@@ -267,15 +272,7 @@ fn measure(keys: &[Key], sealed: usize, raw: usize, variants: bool) -> Vec<(Stri
     let _ = split_len(&picked, LEVEL);
     out.push(("µs compress split 9".into(), start.elapsed().as_micros() as u64));
     for (name, b, c) in [("planes raw restarts", Restart::Raw, Restart::Raw), ("planes zigzag b+c", Restart::Zigzag, Restart::Zigzag)] {
-        let variant = planes(keys, b, c);
-        let raw = joined(keys.len(), &variant);
-        out.push((format!("{name}: raw"), raw.len() as u64));
-        let start = Instant::now();
-        out.push((format!("{name}: zstd {LEVEL}"), zstd_len(&raw, LEVEL)));
-        out.push((format!("{name}: µs compress"), start.elapsed().as_micros() as u64));
-        for (column, bytes) in ["b", "c"].iter().zip(&variant[1..3]) {
-            out.push((format!("{name}: column {column} alone"), zstd_len(bytes, LEVEL)));
-        }
+        measure_variant(&mut out, name, keys.len(), &planes(keys, b, c));
     }
     out.push((format!("raw restarts: split {LEVEL}"), split_len(&joined(keys.len(), &today), LEVEL)));
     out.push((format!("zigzag b+c: split {LEVEL}"), split_len(&joined(keys.len(), &columns(keys, Restart::Zigzag, Restart::Zigzag)), LEVEL)));
