@@ -31,6 +31,26 @@ pub(crate) fn query_pattern_mut(query: &mut Query) -> &mut GraphPattern {
     }
 }
 
+/// How many triple patterns and property paths a query has, EXISTS patterns
+/// included: what sets the cost of spareval's planning (`mod.rs`).
+pub(crate) fn triple_pattern_count(query: &Query) -> usize {
+    struct Count(usize);
+    impl VisitMut for Count {
+        fn pattern(&mut self, pattern: &mut GraphPattern) {
+            match pattern {
+                GraphPattern::Bgp { patterns } => self.0 += patterns.len(),
+                GraphPattern::Path { .. } => self.0 += 1,
+                _ => {}
+            }
+            walk_pattern(self, pattern);
+        }
+    }
+    let mut query = query.clone();
+    let mut count = Count(0);
+    count.pattern(query_pattern_mut(&mut query));
+    count.0
+}
+
 pub(crate) fn walk_pattern<V: VisitMut + ?Sized>(visitor: &mut V, pattern: &mut GraphPattern) {
     match pattern {
         GraphPattern::Bgp { patterns } => {
