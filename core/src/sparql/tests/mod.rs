@@ -56,6 +56,17 @@ fn rows_with(store: &Store<Vec<u8>>, query: &str, options: &QueryOptions) -> Vec
     solutions.map(|s| row(&variables, &s.unwrap())).collect()
 }
 
+/// A SELECT's rows (as `row` gives them) from spareval over `trig` in an in-memory
+/// `oxrdf::Dataset`, which builds every value: the reference rete's answers are held to.
+fn spareval_rows(trig: &str, query: &str) -> BTreeSet<Vec<String>> {
+    let quads = oxrdfio::RdfParser::from_format(oxrdfio::RdfFormat::TriG).for_slice(trig.as_bytes()).collect::<Result<Vec<_>, _>>().unwrap();
+    let dataset: oxrdf::Dataset = quads.into_iter().collect();
+    let query = SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap();
+    let spareval::QueryResults::Solutions(solutions) = spareval::QueryEvaluator::new().prepare(&query).execute(&dataset).unwrap() else { panic!("not a SELECT") };
+    let variables = solutions.variables().to_vec();
+    solutions.map(|s| row(&variables, &s.unwrap())).collect()
+}
+
 /// One solution as N-Triples-like strings ("" for unbound), `:` for the example namespace.
 fn row(variables: &[Variable], solution: &QuerySolution) -> Vec<String> {
     variables.iter().map(|v| solution.get(v).map(|t| t.to_string().replace("http://example.org/", ":")).unwrap_or_default()).collect()

@@ -4,10 +4,6 @@
 //! in-memory `oxrdf::Dataset`, which builds every value.
 
 use super::*;
-use oxrdf::Dataset;
-use oxrdfio::{RdfFormat, RdfParser};
-use spareval::QueryEvaluator;
-use spargebra::SparqlParser;
 
 const TERMS: &str = r#"
 VERSION "1.2"
@@ -33,12 +29,7 @@ const QUERIES: &[&str] = &[
 ];
 
 fn reference(query: &str) -> BTreeSet<Vec<String>> {
-    let quads = RdfParser::from_format(RdfFormat::TriG).for_slice(TERMS.as_bytes()).collect::<Result<Vec<_>, _>>().unwrap();
-    let dataset: Dataset = quads.into_iter().collect();
-    let query = SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap();
-    let spareval::QueryResults::Solutions(solutions) = QueryEvaluator::new().prepare(&query).execute(&dataset).unwrap() else { panic!("not a SELECT") };
-    let variables = solutions.variables().to_vec();
-    solutions.map(|s| row(&variables, &s.unwrap())).collect()
+    spareval_rows(TERMS, query)
 }
 
 #[test]
