@@ -618,11 +618,13 @@ impl<S: RangeSource> Store<S> {
         if let Some(block) = self.cache.borrow_mut().get(hash, &key) {
             return Ok(block);
         }
-        let range = match (self.block_range(key), key) {
-            (Some(range), _) => Some(range),
-            (None, BlockKey::Dictionary(n)) => self.locate(Directory::Dictionary, n, tree::Walk::Read)?.map(|l| l.range),
-            (None, BlockKey::Permutation(p, n)) => self.locate(Directory::Permutation(p), n, tree::Walk::Read)?.map(|l| l.range),
-            (None, _) => None,
+        // One walk down the directory places the block, for its range and for
+        // the checks of its decoding (a walk for each was most of reading a
+        // small block of a directory file).
+        let place = self.place_of(key, tree::Walk::Read)?;
+        let range = match key {
+            BlockKey::Dictionary(_) | BlockKey::Permutation(..) => place.as_ref().map(tree::Place::range),
+            _ => self.block_range(key),
         };
         let range = range.ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
         let Some(bytes) = self.available(range)? else {
@@ -630,7 +632,7 @@ impl<S: RangeSource> Store<S> {
             self.missing.borrow_mut().insert(key);
             return Err(ReadError::Missing(vec![range]));
         };
-        let decoded = self.decode_block(key, &bytes)?;
+        let decoded = self.decode_placed(key, &bytes, place.as_ref())?;
         self.cache.borrow_mut().insert(hash, key, decoded.clone());
         Ok(decoded)
     }
@@ -738,7 +740,42 @@ impl<S: RangeSource> Store<S> {
 
     /// Checks, decompresses and decodes the sealed bytes of a block.
     pub fn decode_block(&self, key: BlockKey, sealed: &[u8]) -> Result<Block, FormatError> {
-        let range = self.block_range(key).ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
+        let place = self.place_of(key, tree::Walk::Peek).ok().flatten();
+        self.decode_placed(key, sealed, place.as_ref())
+    }
+
+    /// The entry of a dictionary or permutation block, as a place:
+    /// remembered, or found by a walk down its directory (`walk` says whether
+    /// a node not in memory is read); `None` for other keys, and for a block
+    /// the walk does not reach.
+    fn place_of(&self, key: BlockKey, walk: tree::Walk) -> Result<Option<tree::Place>, ReadError> {
+        if !matches!(key, BlockKey::Dictionary(_) | BlockKey::Permutation(..)) {
+            return Ok(None);
+        }
+        if let Some(place) = self.places.borrow().get(&key) {
+            return Ok(Some(place.clone()));
+        }
+        Ok(match key {
+            BlockKey::Dictionary(n) => match self.leaf::<Vec<u8>>(Directory::Dictionary, n, walk)? {
+                tree::Descent::Block(body, i) => Some(tree::Place::Dictionary(body.entries[i].clone())),
+                _ => None,
+            },
+            BlockKey::Permutation(p, n) => match self.leaf::<Key>(Directory::Permutation(p), n, walk)? {
+                tree::Descent::Block(body, i) => Some(tree::Place::Permutation(body.entries[i].clone())),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// [`Store::decode_block`] of a block whose entry is `place` (a dictionary
+    /// or permutation block's, from [`Store::place_of`]; other keys find theirs).
+    fn decode_placed(&self, key: BlockKey, sealed: &[u8], place: Option<&tree::Place>) -> Result<Block, FormatError> {
+        let range = match key {
+            BlockKey::Dictionary(_) | BlockKey::Permutation(..) => place.map(tree::Place::range),
+            _ => self.block_range(key),
+        };
+        let range = range.ok_or_else(|| FormatError::corrupt("INDEX", 0, format!("no block {key:?}")))?;
         let name = || match key {
             BlockKey::Dictionary(n) => format!("dictionary block {n}"),
             BlockKey::Permutation(p, n) => format!("{} block {n}", p.name()),
@@ -760,29 +797,17 @@ impl<S: RangeSource> Store<S> {
         let mismatch = || FormatError::corrupt(name(), range.offset, "does not match its INDEX entry");
         Ok(match key {
             BlockKey::SearchRoot => return Err(FormatError::corrupt("SEARCH", range.offset, "decoded twice")),
-            BlockKey::Dictionary(n) => {
+            BlockKey::Dictionary(_) => {
                 let block = DictionaryTerms::decode(&raw, &name(), range.offset)?;
-                let entry = match self.places.borrow().get(&key) {
-                    Some(tree::Place::Dictionary(entry)) => entry.clone(),
-                    _ => match self.leaf::<Vec<u8>>(Directory::Dictionary, n, tree::Walk::Peek) {
-                        Ok(tree::Descent::Block(body, i)) => body.entries[i].clone(),
-                        _ => return Err(mismatch()),
-                    },
-                };
+                let Some(tree::Place::Dictionary(entry)) = place else { return Err(mismatch()) };
                 if block.len() as u64 != entry.item_count || block.get(0).as_deref() != Some(&entry.head[..]) {
                     return Err(mismatch());
                 }
                 Block::Dictionary(Arc::new(block))
             }
-            BlockKey::Permutation(p, n) => {
+            BlockKey::Permutation(..) => {
                 let keys = PermutationKeys::decode(&raw, self.header.block_layout(), &name(), range.offset)?;
-                let entry = match self.places.borrow().get(&key) {
-                    Some(tree::Place::Permutation(entry)) => entry.clone(),
-                    _ => match self.leaf::<Key>(Directory::Permutation(p), n, tree::Walk::Peek) {
-                        Ok(tree::Descent::Block(body, i)) => body.entries[i].clone(),
-                        _ => return Err(mismatch()),
-                    },
-                };
+                let Some(tree::Place::Permutation(entry)) = place else { return Err(mismatch()) };
                 if keys.len() as u64 != entry.item_count || keys.get(0) != Some(entry.head) {
                     return Err(mismatch());
                 }

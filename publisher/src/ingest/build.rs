@@ -10,7 +10,7 @@ use super::input::Input;
 use super::metadata::{DefaultGraph, Metadata, built_at};
 use super::parse::{BlankNodes, ParseStats, parse_input};
 use super::readback::{Lookup, TempDictionary, TempQuads};
-use super::sort::{ExternalSorter, RecordWriter, TempRecords};
+use super::sort::{ExternalSorter, RecordWriter, Section, SectionWriter, TempRecords};
 use super::stats::{Runs, TermStats};
 use super::summary::{SummaryInputs, SummaryOptions};
 use anyhow::{Context, Result, bail};
@@ -26,7 +26,6 @@ use rete_core::format::permutation::{self, Key, encode_block, encode_coded_block
 use rete_core::format::write::{ContentHasher, Counts, SectionSummary, layout_with_directory, stamp_content_hash};
 use rete_core::{ByteRange, Permutation, TermId};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::mem::size_of;
 use std::path::{Path, PathBuf};
@@ -119,7 +118,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let card_toml = read_card_toml(&options.inputs)?;
     let parsed = parse(options, &work)?;
     let dictionary = write_dictionary(parsed.terms, parsed.stats.quads, &work)?;
-    let Dictionary { section: mut dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
+    let Dictionary { section: dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
     let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
     // FORMAT.md §2: a file with a triple term is format 2.0 with `required_features` bit 0,
@@ -134,7 +133,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };
     let graphs = sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
     let index = Index::flat(dictionary_entries, graphs, std::mem::take(&mut sorted.entries));
-    let mut dictionary_file = dictionary_section.into_file_keep()?;
+    let dictionary_summary = dictionary_section.summary();
+    let mut dictionary_file = dictionary_section.finish()?;
     let search_settings = options.metadata.clone().or(card_toml.clone().unwrap_or_default());
     // Phase 4: the label search index (FORMAT.md §12), read back from the temporary sections.
     let search = super::search::build_section(&mut dictionary_file, &index, &mut sorted.files, sorted.key_layout, first_blank_id, first_literal_id, &search_settings, work.dir(), work.memory)?;
@@ -146,7 +146,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         directory,
         described,
         search: search.sections,
-        dictionary: (dictionary_section.summary, dictionary_file),
+        dictionary: (dictionary_summary, dictionary_file),
         permutations: (sorted.summaries, sorted.files),
     };
     let file_bytes = assemble(&options.output, counts, required_features, sections, &work)?;
@@ -244,7 +244,7 @@ struct Dictionary {
 fn write_dictionary(mut terms: TermRuns, quads: u64, work: &Workspace) -> Result<Dictionary> {
     work.progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
-    let mut section = BlockWriter::new(work.dir())?;
+    let mut section = BlockWriter::new(work.dir());
     // `quads` counts statements parsed, duplicates included: at least the quads.
     let target = match work.blocks.fixed_block_quads(quads) {
         Some(block_quads) => fixed_dictionary_target(term_count, term_bytes, quads.div_ceil(block_quads as u64)),
@@ -299,7 +299,7 @@ struct Sorted {
     objects: u64,
     entries: [Vec<PermutationEntry>; 6],
     summaries: [SectionSummary; 6],
-    files: Vec<File>,
+    files: Vec<Section>,
     /// How the blocks in `files` are laid out (FORMAT.md §6.1).
     key_layout: permutation::BlockLayout,
 }
@@ -365,7 +365,7 @@ fn describe(
     sorted: &mut Sorted,
     summary_inputs: SummaryInputs,
     index: &Index,
-    dictionary_file: &mut File,
+    dictionary_file: &mut Section,
     first_blank_id: TermId,
     search_card: Option<rete_core::format::card::CardSearch>,
     work: &Workspace,
@@ -464,10 +464,10 @@ struct Sections {
     /// DIRECTORY (its sealed nodes) and its node count, with a directory.
     directory: Option<(Vec<u8>, usize)>,
     described: Described,
-    /// SEARCH's root, SEARCH BLOCKS' file and summary.
-    search: Option<(Vec<u8>, File, SectionSummary)>,
-    dictionary: (SectionSummary, File),
-    permutations: ([SectionSummary; 6], Vec<File>),
+    /// SEARCH's root, SEARCH BLOCKS' bytes and summary.
+    search: Option<(Vec<u8>, Section, SectionSummary)>,
+    dictionary: (SectionSummary, Section),
+    permutations: ([SectionSummary; 6], Vec<Section>),
 }
 
 /// Phase 6: header, then every section in FORMAT.md §1's order into a
@@ -512,11 +512,9 @@ fn assemble(output_path: &Path, counts: Counts, required_features: u64, sections
         if let Some((nodes, _)) = &directory {
             writer.write_all(nodes)?;
         }
-        dictionary_file.rewind()?;
-        std::io::copy(&mut dictionary_file, &mut writer)?;
-        for mut file in permutation_files.into_iter().chain(members_file).chain(search.map(|(_, blocks, _)| blocks)) {
-            file.rewind()?;
-            std::io::copy(&mut file, &mut writer)?;
+        dictionary_file.copy_to(&mut writer)?;
+        for mut section in permutation_files.into_iter().chain(members_file).chain(search.map(|(_, blocks, _)| blocks)) {
+            section.copy_to(&mut writer)?;
         }
         writer.inner.flush()?;
     }
@@ -542,16 +540,16 @@ fn seal_all(raws: Vec<&[u8]>) -> Result<Vec<Vec<u8>>> {
     Ok(raws.into_par_iter().map(block::seal).collect::<std::io::Result<Vec<_>>>()?)
 }
 
-/// Appends sealed blocks to a temporary section file.
+/// Appends sealed blocks to a section (in memory while small, else a temporary file).
 struct BlockWriter {
-    writer: BufWriter<File>,
+    writer: SectionWriter,
     hasher: Xxh3,
     summary: SectionSummary,
 }
 
 impl BlockWriter {
-    fn new(dir: &Path) -> Result<Self> {
-        Ok(Self { writer: BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?), hasher: Xxh3::new(), summary: SectionSummary::default() })
+    fn new(dir: &Path) -> Self {
+        Self { writer: SectionWriter::new(dir), hasher: Xxh3::new(), summary: SectionSummary::default() }
     }
 
     /// Writes a block; its range is relative to the section until [`Index`] decoding adds the section offset.
@@ -568,14 +566,8 @@ impl BlockWriter {
         SectionSummary { checksum: self.hasher.digest(), ..self.summary }
     }
 
-    fn into_file(self) -> Result<File> {
-        self.writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")
-    }
-
-    fn into_file_keep(&mut self) -> Result<File> {
-        self.writer.flush()?;
-        self.summary = self.summary();
-        Ok(self.writer.get_ref().try_clone()?)
+    fn finish(self) -> Result<Section> {
+        self.writer.finish()
     }
 }
 
@@ -730,8 +722,8 @@ struct Orders<'a> {
     last_first_id: Option<(Permutation, TermId)>,
     /// Type pairs and links for the summary, fed from SPO.
     summary_inputs: SummaryInputs,
-    /// Entries, summary and temporary file of each permutation written so far.
-    sections: Vec<(Vec<PermutationEntry>, SectionSummary, File)>,
+    /// Entries, summary and bytes of each permutation written so far.
+    sections: Vec<(Vec<PermutationEntry>, SectionSummary, Section)>,
 }
 
 impl<'a> Orders<'a> {
@@ -797,13 +789,13 @@ impl<'a> Orders<'a> {
                 }
                 previous = permutation;
             }
-            let mut section = BlockWriter::new(self.dir)?;
+            let mut section = BlockWriter::new(self.dir);
             let mut entries = Vec::new();
             for keys in keys.chunks(batch) {
                 let keys: Vec<Key> = keys.par_iter().map(|&key| unpack(key)).collect();
                 self.write(permutation, &keys, &mut section, &mut entries)?;
             }
-            self.sections.push((entries, section.summary(), section.into_file()?));
+            self.sections.push((entries, section.summary(), section.finish()?));
         }
         Ok(())
     }
@@ -832,7 +824,7 @@ impl<'a> Orders<'a> {
             // The last order takes the spool, which goes once read.
             let spool: &TempRecords<4> = unique.as_ref().context("internal error: the quad spool is gone")?;
             let mut reader = if permutation == Permutation::Ops { unique.take().map(TempRecords::into_reader) } else { Some(spool.reader()?) }.context("internal error: no quad spool")?;
-            let mut section = BlockWriter::new(self.dir)?;
+            let mut section = BlockWriter::new(self.dir);
             let mut entries = Vec::new();
             let mut sorted = None;
             if permutation != Permutation::Spo {
@@ -856,7 +848,7 @@ impl<'a> Orders<'a> {
             }
             self.write(permutation, &pending, &mut section, &mut entries)?;
             pending.clear();
-            self.sections.push((entries, section.summary(), section.into_file()?));
+            self.sections.push((entries, section.summary(), section.finish()?));
         }
         Ok(())
     }
@@ -997,6 +989,11 @@ impl Progress {
     }
 
     fn phase(&self, name: &str, total: u64) {
+        // A hidden bar draws nothing: parsing a template and formatting a message for it was a
+        // few percent of a small build (docs/RELIABILITY.md "Throughput").
+        if self.bar.is_hidden() {
+            return;
+        }
         let template = if total > 0 { "{msg:>14} [{bar:30}] {percent:>3}% {elapsed}" } else { "{msg:>14} {spinner} {elapsed}" };
         if let Ok(style) = ProgressStyle::with_template(template) {
             self.bar.set_style(style.progress_chars("=> "));
@@ -1006,9 +1003,7 @@ impl Progress {
         self.bar.set_message(name.to_owned());
         // indicatif starts a ticker thread even for a hidden bar: one per phase, a dozen per
         // build, most of a small build's system time (docs/RELIABILITY.md "Throughput").
-        if !self.bar.is_hidden() {
-            self.bar.enable_steady_tick(Duration::from_millis(200));
-        }
+        self.bar.enable_steady_tick(Duration::from_millis(200));
     }
 }
 

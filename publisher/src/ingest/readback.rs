@@ -1,35 +1,31 @@
-//! Reading back the sections `rete build` has just written to temporary
-//! files, before the output is assembled: term strings for the card's IRIs
-//! and labels, and quads by key prefix for labels, dataset descriptions and
-//! the subclass hierarchy. Keeps the last decoded block, since lookups come
-//! mostly in id order.
+//! Reading back the sections `rete build` has just written (in memory, or
+//! in temporary files when large), before the output is assembled: term
+//! strings for the card's IRIs and labels, and quads by key prefix for
+//! labels, dataset descriptions and the subclass hierarchy. Keeps the last
+//! decoded block, since lookups come mostly in id order.
 
+use super::sort::Section;
 use anyhow::{Context, Result};
 use rete_core::format::block;
 use rete_core::format::dictionary::DictionaryBlock;
 use rete_core::format::directory::{Body, Entry};
 use rete_core::format::permutation::{BlockLayout, Key, decode_block};
 use rete_core::{ByteRange, TermId};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 
-fn read_sealed(file: &mut File, range: ByteRange) -> Result<Vec<u8>> {
-    let mut sealed = vec![0u8; range.length as usize];
-    file.seek(SeekFrom::Start(range.offset))?;
-    file.read_exact(&mut sealed)?;
-    Ok(block::open(&sealed, &|| "temporary section".into(), range.offset)?)
+fn read_sealed(section: &mut Section, range: ByteRange) -> Result<Vec<u8>> {
+    Ok(block::open(&section.read(range)?, &|| "temporary section".into(), range.offset)?)
 }
 
 /// Terms of the dictionary section being written.
 pub struct TempDictionary<'a> {
-    file: &'a mut File,
+    file: &'a mut Section,
     entries: &'a [Entry<Vec<u8>>],
     last: Option<(usize, DictionaryBlock)>,
 }
 
 impl<'a> TempDictionary<'a> {
-    /// Over the section file and its entries (ranges relative to the file).
-    pub fn new(file: &'a mut File, directory: &'a Body<Vec<u8>>) -> Self {
+    /// Over the section and its entries (ranges relative to the section).
+    pub fn new(file: &'a mut Section, directory: &'a Body<Vec<u8>>) -> Self {
         Self { file, entries: &directory.entries, last: None }
     }
 
@@ -65,16 +61,16 @@ impl<'a> TempDictionary<'a> {
 
 /// Quads of one permutation section being written.
 pub struct TempQuads<'a> {
-    file: &'a mut File,
+    file: &'a mut Section,
     entries: &'a [Entry<Key>],
     layout: BlockLayout,
     last: Option<(usize, Vec<Key>)>,
 }
 
 impl<'a> TempQuads<'a> {
-    /// Over the section file and its entries (ranges relative to the file),
+    /// Over the section and its entries (ranges relative to the section),
     /// whose blocks are laid out as `layout` (FORMAT.md §6.1).
-    pub fn new(file: &'a mut File, directory: &'a Body<Key>, layout: BlockLayout) -> Self {
+    pub fn new(file: &'a mut Section, directory: &'a Body<Key>, layout: BlockLayout) -> Self {
         Self { file, entries: &directory.entries, layout, last: None }
     }
 

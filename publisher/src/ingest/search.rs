@@ -5,16 +5,15 @@
 //! is one entry per label and per distinct word, not per posting.
 
 use super::readback::{TempDictionary, TempQuads};
-use super::sort::{ExternalSorter, RecordWriter, TempRecords};
-use anyhow::{Context, Result};
+use super::sort::{ExternalSorter, RecordWriter, Section, SectionWriter, TempRecords};
+use anyhow::Result;
 use rete_core::format::block;
 use rete_core::format::search::{BlockEncoder, KeyPostings, LanguageRange, PREFIX_LIST_MARK, Posting, SEARCH_VERSION, SearchBlockEntry, SearchRoot};
 use rete_core::format::write::SectionSummary;
 use rete_core::search::normalize;
 use rete_core::{ByteRange, TermId};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -68,8 +67,8 @@ struct SearchInputs<'a> {
 struct BuiltSearch {
     /// The SEARCH section: the root, one zstd frame.
     root: Vec<u8>,
-    /// The SEARCH BLOCKS section, a temporary file, and its summary.
-    blocks: (File, SectionSummary),
+    /// The SEARCH BLOCKS section and its summary.
+    blocks: (Section, SectionSummary),
     /// The card's `search` member.
     card: rete_core::format::card::CardSearch,
 }
@@ -78,7 +77,7 @@ struct BuiltSearch {
 /// when the labels do not fit `--mem`) and the card's `search` member.
 pub struct SearchOutcome {
     /// The SEARCH and SEARCH BLOCKS sections.
-    pub sections: Option<(Vec<u8>, File, SectionSummary)>,
+    pub sections: Option<(Vec<u8>, Section, SectionSummary)>,
     /// The card's member (absent with `--no-search`).
     pub card: Option<rete_core::format::card::CardSearch>,
 }
@@ -87,9 +86,9 @@ pub struct SearchOutcome {
 /// sections (in [`rete_core::Permutation`] order) and the build's settings.
 #[allow(clippy::too_many_arguments)]
 pub fn build_section(
-    dictionary: &mut File,
+    dictionary: &mut Section,
     index: &rete_core::format::index::Index,
-    permutations: &mut [File],
+    permutations: &mut [Section],
     key_layout: rete_core::format::permutation::BlockLayout,
     first_blank_id: TermId,
     first_literal_id: TermId,
@@ -438,7 +437,7 @@ struct BlockCutter {
     /// The block being filled, and its first key.
     block: BlockEncoder,
     head: Vec<u8>,
-    writer: BufWriter<File>,
+    writer: SectionWriter,
     hasher: Xxh3,
     length: u64,
     entries: Vec<SearchBlockEntry>,
@@ -477,12 +476,12 @@ impl BlockCutter {
 /// FORMAT.md §12.3: every word's postings (the best `max_key_postings` of a
 /// longer list) and every prefix list, in key order, cut into blocks of
 /// about `target` bytes.
-fn write_blocks(sorted: &TempRecords<4>, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyPostings>, target: u64, max_key_postings: usize, dir: &Path) -> Result<(Vec<SearchBlockEntry>, (File, SectionSummary))> {
+fn write_blocks(sorted: &TempRecords<4>, words: &[Word], mut lists: BTreeMap<Vec<u8>, KeyPostings>, target: u64, max_key_postings: usize, dir: &Path) -> Result<(Vec<SearchBlockEntry>, (Section, SectionSummary))> {
     let mut cutter = BlockCutter {
         target,
         block: BlockEncoder::default(),
         head: Vec::new(),
-        writer: BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?),
+        writer: SectionWriter::new(dir),
         hasher: Xxh3::new(),
         length: 0,
         entries: Vec::new(),
@@ -501,8 +500,7 @@ fn write_blocks(sorted: &TempRecords<4>, words: &[Word], mut lists: BTreeMap<Vec
     }
     cutter.cut()?;
     let summary = SectionSummary { length: cutter.length, item_count: cutter.entries.len() as u64, checksum: cutter.hasher.digest() };
-    let file = cutter.writer.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?;
-    Ok((cutter.entries, (file, summary)))
+    Ok((cutter.entries, (cutter.writer.finish()?, summary)))
 }
 
 /// The checksum summary of the root section.

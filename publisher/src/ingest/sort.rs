@@ -18,10 +18,12 @@
 
 use anyhow::{Context, Result, bail};
 use rayon::slice::ParallelSliceMut;
+use rete_core::ByteRange;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -442,6 +444,99 @@ impl<const N: usize> SortedRecords<N> {
     }
 }
 
+/// What a finished section holds in memory at most before it goes to a
+/// temporary file: the size of the write buffer each section had anyway.
+const SECTION_MEMORY_BYTES: usize = 1 << 20;
+
+/// A section of the output written before assembly (sealed blocks, member
+/// pages, posting blocks): in memory while it is at most
+/// [`SECTION_MEMORY_BYTES`], then in an unnamed temporary file in `dir`. A
+/// small build's nine sections cost no file, no write and no read back (they
+/// were most of its system calls, docs/RELIABILITY.md "Throughput").
+pub struct SectionWriter {
+    dir: PathBuf,
+    memory: Vec<u8>,
+    file: Option<BufWriter<File>>,
+}
+
+impl SectionWriter {
+    /// A new, empty section.
+    pub fn new(dir: &Path) -> Self {
+        Self { dir: dir.to_owned(), memory: Vec::new(), file: None }
+    }
+
+    /// The section's bytes, to read back and to copy into the output.
+    pub fn finish(self) -> Result<Section> {
+        match self.file {
+            None => Ok(Section::Memory(self.memory)),
+            Some(file) => Ok(Section::Disk(file.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?)),
+        }
+    }
+}
+
+impl Write for SectionWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Some(file) = &mut self.file {
+            return file.write(bytes);
+        }
+        self.memory.extend_from_slice(bytes);
+        if self.memory.len() > SECTION_MEMORY_BYTES {
+            let file = tempfile::tempfile_in(&self.dir)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("cannot create a temporary file in {}: {e}", self.dir.display())))?;
+            let mut file = BufWriter::with_capacity(SECTION_MEMORY_BYTES, file);
+            file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = Some(file);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A finished [`SectionWriter`]'s bytes.
+pub enum Section {
+    /// At most [`SECTION_MEMORY_BYTES`].
+    Memory(Vec<u8>),
+    /// More, in a temporary file (removed when closed).
+    Disk(File),
+}
+
+impl Section {
+    /// The bytes of `range` (relative to the section).
+    pub fn read(&mut self, range: ByteRange) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Self::Memory(bytes) => {
+                let start = usize::try_from(range.offset)?;
+                let end = start.checked_add(usize::try_from(range.length)?).filter(|&end| end <= bytes.len()).context("internal error: a range past the end of its section")?;
+                Ok(Cow::Borrowed(&bytes[start..end]))
+            }
+            Self::Disk(file) => {
+                let mut bytes = vec![0u8; usize::try_from(range.length)?];
+                file.seek(SeekFrom::Start(range.offset))?;
+                file.read_exact(&mut bytes)?;
+                Ok(Cow::Owned(bytes))
+            }
+        }
+    }
+
+    /// Writes the whole section to `out`.
+    pub fn copy_to(&mut self, out: &mut impl Write) -> Result<()> {
+        match self {
+            Self::Memory(bytes) => out.write_all(bytes)?,
+            Self::Disk(file) => {
+                file.rewind()?;
+                std::io::copy(file, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,5 +646,28 @@ mod tests {
         assert_eq!(owner.next_record().unwrap(), Some([0, 1, u64::MAX, 0]));
         let empty = ChunkWriter::new(dir.path()).unwrap().finish().unwrap();
         assert_eq!(empty.reader().unwrap().read_to_end(&mut Vec::new()).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_section_stays_in_memory_up_to_its_bound_then_goes_to_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let block: Vec<u8> = (0..=255u8).cycle().take(100_003).collect();
+        for blocks in [0, 3, SECTION_MEMORY_BYTES / block.len() + 2] {
+            let mut writer = SectionWriter::new(dir.path());
+            for _ in 0..blocks {
+                writer.write_all(&block).unwrap();
+            }
+            let mut section = writer.finish().unwrap();
+            assert_eq!(matches!(section, Section::Disk(_)), blocks * block.len() > SECTION_MEMORY_BYTES, "{blocks} blocks");
+            for n in [0, blocks / 2, blocks.saturating_sub(1)].into_iter().filter(|&n| n < blocks) {
+                let range = ByteRange { offset: (n * block.len()) as u64, length: block.len() as u64 };
+                assert_eq!(section.read(range).unwrap(), &block[..], "block {n} of {blocks}");
+            }
+            assert!(section.read(ByteRange { offset: (blocks * block.len()) as u64, length: 1 }).is_err());
+            let mut copied = Vec::new();
+            section.copy_to(&mut copied).unwrap();
+            assert_eq!(copied.len(), blocks * block.len());
+            assert!(copied.chunks(block.len()).all(|chunk| chunk == &block[..]));
+        }
     }
 }

@@ -8,7 +8,7 @@
 
 use super::community::{self, Graph, louvain};
 use super::readback::{Lookup, local_name};
-use super::sort::{ExternalSorter, RecordReader, RecordWriter, TempRecords};
+use super::sort::{ExternalSorter, RecordReader, RecordWriter, Section, SectionWriter, TempRecords};
 use super::stats::Top;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -22,8 +22,7 @@ use rete_core::format::summary::{
 };
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Predicates that describe the schema rather than link entities.
@@ -98,7 +97,7 @@ pub struct SummarySections {
     /// The sealed SUMMARY section.
     pub summary: Vec<u8>,
     /// The MEMBERS section, when there are community levels.
-    pub members: Option<(File, SectionSummary)>,
+    pub members: Option<(Section, SectionSummary)>,
     /// What the summary holds (for the build report and tests).
     pub levels: usize,
 }
@@ -243,7 +242,7 @@ impl TypesOf {
 
 /// Louvain over the links; the coarsest [`MAX_LEVELS`] levels, capped, and
 /// the MEMBERS section with every kept node's members.
-fn communities(dir: &Path, entities: usize, links: &TempRecords<3>, lookup: &mut Lookup) -> Result<(Vec<Level>, (File, SectionSummary))> {
+fn communities(dir: &Path, entities: usize, links: &TempRecords<3>, lookup: &mut Lookup) -> Result<(Vec<Level>, (Section, SectionSummary))> {
     // Node i is the entity with term id i + 1.
     let graph = Graph::from_links(entities, |emit| {
         let mut reader = links.reader()?;
@@ -255,7 +254,7 @@ fn communities(dir: &Path, entities: usize, links: &TempRecords<3>, lookup: &mut
     let degree: Vec<f64> = (0..graph.node_count()).map(|n| graph.row(n).map(|(_, w)| w).sum()).collect();
     let hierarchy = louvain(&graph);
     drop(graph);
-    let mut members_file = BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+    let mut members_file = SectionWriter::new(dir);
     let mut members_hash = xxhash_rust::xxh3::Xxh3::new();
     let mut members_bytes = 0u64;
     let mut levels: Vec<Level> = Vec::new();
@@ -331,6 +330,5 @@ fn communities(dir: &Path, entities: usize, links: &TempRecords<3>, lookup: &mut
         levels.push(Level { communities, nodes, edges, edges_more });
         coarser = Some((l, rank));
     }
-    let file = members_file.into_inner().map_err(|e| e.into_error()).context("cannot flush a temporary file")?;
-    Ok((levels, (file, SectionSummary { length: members_bytes, item_count: 0, checksum: members_hash.digest() })))
+    Ok((levels, (members_file.finish()?, SectionSummary { length: members_bytes, item_count: 0, checksum: members_hash.digest() })))
 }
