@@ -11,6 +11,8 @@
 //! soon as it is read to its end. A stream that ends within its first chunk
 //! never becomes a file: it stays in memory, decoded (a small build's dozen
 //! temporary streams cost no file, no write, no read and no zstd context).
+//! The output's sections written before assembly (sealed blocks) are
+//! [`SectionWriter`]s: in memory up to 1 MiB, a file past it.
 //!
 //! The external sort keeps sorted runs of at most `run_records` records on
 //! disk, then merges them. Full-key order makes the result independent of run
