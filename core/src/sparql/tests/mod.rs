@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub(crate) mod fixture;
+mod graphs;
 mod planning;
 mod rounds;
 mod scoping;
