@@ -130,8 +130,11 @@ pub struct QuadIter<'a, S> {
     /// need directory nodes, FORMAT.md §4.3, and so may miss).
     blocks: Option<Blocks>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
-    /// Bytes of the blocks read so far: the read-ahead doubles with it.
-    read_bytes: u64,
+    /// The blocks as planned, and how many of them were read: the
+    /// read-ahead doubles with their bytes, summed only when a block misses
+    /// (a pattern lookup of a join reads one block and misses none).
+    planned: Option<Blocks>,
+    read_blocks: usize,
     done: bool,
 }
 
@@ -142,7 +145,7 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
         let low = std::array::from_fn(|i| bounds[i].start);
         let high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
         let exact = low[..bound] == high[..bound];
-        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, read_bytes: 0, done: empty }
+        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, planned: None, read_blocks: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -183,7 +186,9 @@ impl<S: RangeSource> QuadIter<'_, S> {
     /// Wants the blocks after a missing one (`self.blocks` starts there); past
     /// the directory nodes in memory, the next node.
     fn read_ahead(&self) {
-        let budget = self.read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
+        let read = self.planned.clone().into_iter().flatten().take(self.read_blocks);
+        let read_bytes: u64 = read.filter_map(|number| self.store.block_range(BlockKey::Permutation(self.permutation, number))).map(|r| r.length).sum();
+        let budget = read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
         let mut bytes = 0;
         for number in self.blocks.clone().into_iter().flatten().take(READAHEAD_MAX_BLOCKS) {
             let key = BlockKey::Permutation(self.permutation, number);
@@ -224,7 +229,10 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
             }
             if self.blocks.is_none() {
                 match self.plan() {
-                    Ok(blocks) => self.blocks = Some(blocks),
+                    Ok(blocks) => {
+                        self.planned = Some(blocks.clone());
+                        self.blocks = Some(blocks);
+                    }
                     Err(error) => {
                         self.done = true;
                         return Some(Err(error));
@@ -236,7 +244,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                 Ok(keys) => {
                     let cursor = keys.seek(&self.low[..bound]);
                     self.current = Some((keys, cursor));
-                    self.read_bytes += self.store.block_range(BlockKey::Permutation(self.permutation, number)).map_or(0, |r| r.length);
+                    self.read_blocks += 1;
                 }
                 Err(error) => {
                     if matches!(error, ReadError::Missing(_)) {

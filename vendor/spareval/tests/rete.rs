@@ -515,3 +515,28 @@ fn construct_finds_duplicates_by_the_datasets_terms() {
     assert_eq!(triples.iter().filter(|t| t.starts_with("_:")).count(), 4, "{triples:?}");
     assert_eq!(triples.iter().filter(|t| !t.starts_with("_:")).count(), 2, "{triples:?}");
 }
+
+#[test]
+fn equality_with_a_constant_on_either_side_answers_as_computed_values_do() {
+    use oxrdf::{Literal, Term};
+    let objects: Vec<Term> = vec![
+        Literal::new_simple_literal("km/h").into(),
+        Literal::new_typed_literal("km/h", iri("unit")).into(),
+        Literal::new_language_tagged_literal_unchecked("km/h", "en").into(),
+        Literal::new_typed_literal("01", xsd::INTEGER).into(),
+        Literal::new_typed_literal("1.0", xsd::DECIMAL).into(),
+        iri("km").into(),
+    ];
+    let data: Dataset = objects.iter().map(|o| Quad::new(iri("s"), iri("p"), o.clone(), GraphName::DefaultGraph)).collect();
+    for constant in ["\"km/h\"", "1", "<km>", "\"km/h\"^^<unit>", "\"km/h\"@en", "\"1\"^^<http://www.w3.org/2001/XMLSchema#double>"] {
+        // The constant on the right, on the left, and bound to a variable (not a constant expression).
+        let right = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER(?o = {constant}) }}"));
+        let left = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER({constant} = ?o) }}"));
+        let computed = select(&data, &format!("SELECT ?o {{ VALUES ?c {{ {constant} }} <s> <p> ?o FILTER(?o = ?c) }}"));
+        assert_eq!(right, computed, "{constant}");
+        assert_eq!(left, computed, "{constant}");
+    }
+    // STR(?o) = "km/h" holds for the three literals of that lexical form.
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(STR(?o) = \"km/h\") }").len(), 3);
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(?o = 1) }").len(), 2, "01 and 1.0 equal 1 as values");
+}
