@@ -391,7 +391,7 @@ fn decode_nested(bytes: &[u8], depth: usize) -> Result<Term, &'static str> {
         BLANK_NODE => BlankNode::new_unchecked(text).into(),
         SIMPLE_LITERAL => Literal::new_simple_literal(text).into(),
         LANGUAGE_LITERAL => {
-            let (language, value) = text.split_once('\0').ok_or("language tag without separator")?;
+            let (language, value) = split_nul(text).ok_or("language tag without separator")?;
             match split_direction(language) {
                 Some((language, "ltr")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Ltr).into(),
                 Some((language, "rtl")) => Literal::new_directional_language_tagged_literal_unchecked(value, language, BaseDirection::Rtl).into(),
@@ -400,7 +400,7 @@ fn decode_nested(bytes: &[u8], depth: usize) -> Result<Term, &'static str> {
             }
         }
         TYPED_LITERAL => {
-            let (datatype, value) = text.split_once('\0').ok_or("datatype without separator")?;
+            let (datatype, value) = split_nul(text).ok_or("datatype without separator")?;
             if datatype == rdf::LANG_STRING.as_str() {
                 return Err("rdf:langString without a language tag");
             }
@@ -408,6 +408,15 @@ fn decode_nested(bytes: &[u8], depth: usize) -> Result<Term, &'static str> {
         }
         _ => return Err("unknown term kind"),
     })
+}
+
+/// A literal's tag or datatype and its lexical form, split at the first NUL
+/// (FORMAT.md §5.1). A byte loop: the tag or datatype before it is short, and
+/// `str::split_once('\0')` set up a character searcher per decoded literal
+/// (issue 14).
+fn split_nul(text: &str) -> Option<(&str, &str)> {
+    let at = text.bytes().position(|byte| byte == 0)?;
+    text.get(..at).zip(text.get(at + 1..))
 }
 
 /// A language tag and its `--ltr`/`--rtl` suffix (FORMAT.md §5.1), if any.

@@ -42,7 +42,20 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads one varint.
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, CursorError> {
+        // Most varints of a block are one byte (front-coding shares and
+        // suffix lengths, deltas): read those without the loop (issue 14).
+        if let Some(&byte) = self.bytes.get(self.position)
+            && byte < 0x80
+        {
+            self.position += 1;
+            return Ok(u64::from(byte));
+        }
+        self.varint_long()
+    }
+
+    fn varint_long(&mut self) -> Result<u64, CursorError> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
             let Some(&byte) = self.bytes.get(self.position) else {

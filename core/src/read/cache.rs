@@ -3,14 +3,14 @@
 //! files in turn (a host keeps it across queries and files). Blocks fed for
 //! the query in progress are *pinned*: they count against the same budget
 //! but are never evicted, so a re-run finds every one of them; the others
-//! leave least recently used first.
+//! leave least recently used first. Each entry carries its last use, and an
+//! eviction looks for the oldest: a lookup, which a query makes per printed
+//! term and per pattern, only stamps the entry, while an eviction follows the
+//! decode of a block, which costs far more than the search (issue 14: an
+//! age-ordered map kept up on every lookup was a twentieth of a DESCRIBE).
 
 use super::{Block, BlockKey};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
-
-/// See [`BlockCache::get`].
-const RECENT_USES: u64 = 32;
 
 /// A block of one file: the file's content hash and the block.
 type Entry = (u128, BlockKey);
@@ -23,8 +23,6 @@ pub struct BlockCache {
     pinned_bytes: usize,
     clock: u64,
     entries: FxHashMap<Entry, Slot>,
-    /// Unpinned entries by last use; pinned ones are not in here.
-    by_age: BTreeMap<u64, Entry>,
 }
 
 #[derive(Debug)]
@@ -47,7 +45,7 @@ pub struct CacheFull {
 impl BlockCache {
     /// An empty cache holding at most `budget_bytes` of decoded blocks.
     pub fn new(budget_bytes: usize) -> Self {
-        Self { budget_bytes, used_bytes: 0, pinned_bytes: 0, clock: 0, entries: FxHashMap::default(), by_age: BTreeMap::new() }
+        Self { budget_bytes, used_bytes: 0, pinned_bytes: 0, clock: 0, entries: FxHashMap::default() }
     }
 
     /// The budget.
@@ -70,21 +68,12 @@ impl BlockCache {
         self.entries.contains_key(&(file, *key))
     }
 
-    /// A cached block, marked as just used. A block used within the last
-    /// [`RECENT_USES`] uses keeps its age: decoding a scan's terms asks for
-    /// the same dictionary block for row after row, and moving it in the age
-    /// order each time was a tenth of such a query (issue 14). The order is
-    /// then least recently used to within that many uses.
+    /// A cached block, marked as just used.
     pub fn get(&mut self, file: u128, key: &BlockKey) -> Option<Block> {
         self.clock += 1;
-        let clock = self.clock;
         let slot = self.entries.get_mut(&(file, *key))?;
         if let Some(age) = &mut slot.age {
-            if age.saturating_add(RECENT_USES) < clock {
-                self.by_age.remove(age);
-                *age = clock;
-                self.by_age.insert(clock, (file, *key));
-            }
+            *age = self.clock;
         }
         Some(slot.block.clone())
     }
@@ -105,7 +94,6 @@ impl BlockCache {
         self.evict_until_free(size);
         self.clock += 1;
         self.entries.insert(entry, Slot { block, size, age: Some(self.clock) });
-        self.by_age.insert(self.clock, entry);
         self.used_bytes += size;
     }
 
@@ -132,11 +120,10 @@ impl BlockCache {
 
     /// Unpins every block: they become the most recently used.
     pub fn unpin_all(&mut self) {
-        for (entry, slot) in &mut self.entries {
+        for slot in self.entries.values_mut() {
             if slot.age.is_none() {
                 self.clock += 1;
                 slot.age = Some(self.clock);
-                self.by_age.insert(self.clock, *entry);
             }
         }
         self.pinned_bytes = 0;
@@ -144,11 +131,8 @@ impl BlockCache {
 
     fn remove(&mut self, entry: Entry) {
         if let Some(slot) = self.entries.remove(&entry) {
-            match slot.age {
-                Some(age) => {
-                    self.by_age.remove(&age);
-                }
-                None => self.pinned_bytes -= slot.size,
+            if slot.age.is_none() {
+                self.pinned_bytes -= slot.size;
             }
             self.used_bytes -= slot.size;
         }
@@ -156,7 +140,8 @@ impl BlockCache {
 
     fn evict_until_free(&mut self, size: usize) {
         while self.used_bytes.saturating_add(size) > self.budget_bytes {
-            let Some((_, oldest)) = self.by_age.pop_first() else { break };
+            let oldest = self.entries.iter().filter_map(|(entry, slot)| Some((slot.age?, *entry))).min_by_key(|&(age, _)| age);
+            let Some((_, oldest)) = oldest else { break };
             if let Some(slot) = self.entries.remove(&oldest) {
                 self.used_bytes -= slot.size;
             }
@@ -210,6 +195,10 @@ mod tests {
         assert!(cache.contains(1, &key(9)) && cache.contains(1, &key(8)));
         assert!(!cache.contains(1, &key(0)));
         assert!(!cache.contains(2, &key(9)), "another file's block 9");
+        // A lookup makes a block the most recently used.
+        assert!(cache.get(1, &key(8)).is_some());
+        cache.insert(1, key(10), block(10));
+        assert!(cache.contains(1, &key(8)) && cache.contains(1, &key(10)) && !cache.contains(1, &key(9)));
         cache.insert(1, BlockKey::Dictionary(0), block(1000));
         assert!(!cache.contains(1, &BlockKey::Dictionary(0)), "larger than the budget");
     }

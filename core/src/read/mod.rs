@@ -36,7 +36,7 @@ use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// A pattern over a term whose id is not known yet asks for the quad blocks
@@ -134,6 +134,9 @@ pub enum Block {
 /// cache lookup and a walk from a restart per printed literal (issue 14).
 #[derive(Debug, Default)]
 pub struct TermReader {
+    /// The ids of each slot's block, searched for an id (kept apart from
+    /// the slots so that the search reads only them).
+    ids: Vec<std::ops::Range<TermId>>,
     slots: Vec<ReaderSlot>,
     /// The slot used last, tried first.
     last: usize,
@@ -160,25 +163,43 @@ const READER_MAX_BYTES: usize = 8 << 20;
 impl TermReader {
     /// The slot of the block holding `id`, if kept.
     fn find(&self, id: TermId) -> Option<usize> {
-        if self.slots.get(self.last).is_some_and(|slot| slot.located.items().contains(&id)) {
+        if self.ids.get(self.last).is_some_and(|ids| ids.contains(&id)) {
             return Some(self.last);
         }
-        self.slots.iter().position(|slot| slot.located.items().contains(&id))
+        self.ids.iter().position(|ids| ids.contains(&id))
     }
 
     /// Keeps a block (replacing the oldest kept when full); its slot.
     fn keep(&mut self, located: Located, block: Arc<DictionaryTerms>) -> usize {
         let bytes = block.heap_bytes();
+        let mut cursor = TermCursor::default();
         while !self.slots.is_empty() && (self.slots.len() >= READER_BLOCKS || self.held_bytes + bytes > READER_MAX_BYTES) {
             let victim = self.next % self.slots.len();
-            self.held_bytes -= self.slots[victim].block.heap_bytes();
-            self.slots.swap_remove(victim);
+            self.ids.swap_remove(victim);
+            let slot = self.slots.swap_remove(victim);
+            self.held_bytes -= slot.block.heap_bytes();
+            cursor = slot.cursor.reused();
             self.next = victim + 1;
         }
         self.held_bytes += bytes;
-        self.slots.push(ReaderSlot { located, block, cursor: TermCursor::default() });
+        self.ids.push(located.items());
+        self.slots.push(ReaderSlot { located, block, cursor });
         self.slots.len() - 1
     }
+}
+
+/// The dictionary blocks a store has placed for [`Store::term_in`], by first
+/// id, each with a weak handle on its decoded block: an id a run's
+/// [`TermReader`] does not hold finds its block here with a binary search
+/// while the cache (or a reader) still holds it, instead of a directory walk
+/// and a cache lookup (issue 14: CLDR's 🐈 has labels in ~200 blocks, one
+/// label each, so every label was such a miss). The handles keep nothing
+/// alive beyond the cache's budget; the places are one per dictionary block
+/// met, at most the file's dictionary block count.
+#[derive(Debug, Default)]
+struct PlacedTerms {
+    located: Vec<Located>,
+    blocks: Vec<Weak<DictionaryTerms>>,
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -207,6 +228,8 @@ pub struct Store<S> {
     /// their entries: where they are and what they must hold when fed
     /// (FORMAT.md §4.3), whether or not the node listing them is still cached.
     places: RefCell<BTreeMap<BlockKey, tree::Place>>,
+    /// Dictionary blocks placed for id lookups (see [`PlacedTerms`]).
+    placed_terms: RefCell<PlacedTerms>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -266,6 +289,7 @@ impl<S: RangeSource> Store<S> {
             held: RefCell::default(),
             search_root: RefCell::default(),
             places: RefCell::default(),
+            placed_terms: RefCell::default(),
         }
     }
 
@@ -462,8 +486,7 @@ impl<S: RangeSource> Store<S> {
         let at = match reader.find(id) {
             Some(at) => at,
             None => {
-                let located = self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?;
-                let block = self.dictionary_block(located.number)?;
+                let (located, block) = self.placed_dictionary_block(id)?;
                 reader.keep(located, block)
             }
         };
@@ -473,6 +496,36 @@ impl<S: RangeSource> Store<S> {
             Some(encoded) => Ok(read(encoded)),
             None => Err(block_count_mismatch(located, block.len()).into()),
         }
+    }
+
+    /// The dictionary block holding an id and where it is: from the blocks
+    /// placed before while still in memory ([`PlacedTerms`]), else found
+    /// through the directory and read.
+    fn placed_dictionary_block(&self, id: TermId) -> Result<(Located, Arc<DictionaryTerms>), ReadError> {
+        let known = {
+            let placed = self.placed_terms.borrow();
+            let at = placed.located.partition_point(|l| l.first_item <= id).checked_sub(1).filter(|&at| placed.located[at].items().contains(&id));
+            if let Some(at) = at
+                && let Some(block) = placed.blocks[at].upgrade()
+            {
+                return Ok((placed.located[at], block));
+            }
+            at.map(|at| placed.located[at])
+        };
+        let located = match known {
+            Some(located) => located,
+            None => self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?,
+        };
+        let block = self.dictionary_block(located.number)?;
+        let mut placed = self.placed_terms.borrow_mut();
+        let at = placed.located.partition_point(|l| l.first_item < located.first_item);
+        if placed.located.get(at) == Some(&located) {
+            placed.blocks[at] = Arc::downgrade(&block);
+        } else {
+            placed.located.insert(at, located);
+            placed.blocks.insert(at, Arc::downgrade(&block));
+        }
+        Ok((located, block))
     }
 
     /// The terms of several ids, in order. Every id is decoded even after a

@@ -90,13 +90,25 @@ impl QuadRanges {
     /// The permutation serving the pattern and its bound key components, in
     /// key order: single ids first, then ranges ([`Permutation::for_ranges`]).
     pub fn plan(&self) -> (Permutation, Vec<Range<TermId>>) {
+        let (permutation, bounds, count) = self.planned();
+        (permutation, bounds[..count].to_vec())
+    }
+
+    /// [`Self::plan`] without allocating: the bound components in the first
+    /// `count` places (a scan is planned per pattern lookup, issue 14).
+    fn planned(&self) -> (Permutation, [Range<TermId>; 3], usize) {
         let spo = [&self.subject, &self.predicate, &self.object];
         let bound = spo.map(Option::is_some);
         let ranged = spo.map(|r| r.as_ref().is_some_and(|r| r.end.checked_sub(r.start) != Some(1)));
         let (permutation, count) = Permutation::for_ranges(bound, ranged);
         let order = permutation.key([0, 1, 2, 3]);
-        let bounds = order[..count].iter().filter_map(|&position| spo.get(position as usize).and_then(|r| (*r).clone())).collect();
-        (permutation, bounds)
+        let mut bounds = [0..0, 0..0, 0..0];
+        let mut filled = 0;
+        for range in order[..count.min(3)].iter().filter_map(|&position| spo.get(position as usize).and_then(|r| (*r).clone())) {
+            bounds[filled] = range;
+            filled += 1;
+        }
+        (permutation, bounds, filled)
     }
 }
 
@@ -105,11 +117,12 @@ pub struct QuadIter<'a, S> {
     store: &'a Store<S>,
     graph: GraphFilter,
     permutation: Permutation,
-    /// The bound key components, in key order.
-    bounds: Vec<Range<TermId>>,
+    /// The bound key components, in key order: the first `bound` of them.
+    bounds: [Range<TermId>; 3],
+    bound: usize,
     /// Their first and last keys: the scan runs from `low` (a seek) to `high`.
-    low: Vec<TermId>,
-    high: Vec<TermId>,
+    low: [TermId; 3],
+    high: [TermId; 3],
     /// Every bound component a single id (`low == high`): a key between
     /// them matches, no range to check.
     exact: bool,
@@ -117,19 +130,22 @@ pub struct QuadIter<'a, S> {
     /// need directory nodes, FORMAT.md §4.3, and so may miss).
     blocks: Option<Blocks>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
-    /// Bytes of the blocks read so far: the read-ahead doubles with it.
-    read_bytes: u64,
+    /// The blocks as planned, and how many of them were read: the
+    /// read-ahead doubles with their bytes, summed only when a block misses
+    /// (a pattern lookup of a join reads one block and misses none).
+    planned: Option<Blocks>,
+    read_blocks: usize,
     done: bool,
 }
 
 impl<'a, S: RangeSource> QuadIter<'a, S> {
     pub(super) fn new(store: &'a Store<S>, pattern: QuadRanges) -> Self {
-        let (permutation, bounds) = pattern.plan();
-        let empty = bounds.iter().any(Range::is_empty);
-        let low: Vec<TermId> = bounds.iter().map(|r| r.start).collect();
-        let high: Vec<TermId> = bounds.iter().map(|r| r.end.saturating_sub(1)).collect();
-        let exact = low == high;
-        Self { store, graph: pattern.graph, permutation, bounds, low, high, exact, blocks: None, current: None, read_bytes: 0, done: empty }
+        let (permutation, bounds, bound) = pattern.planned();
+        let empty = bounds[..bound].iter().any(Range::is_empty);
+        let low = std::array::from_fn(|i| bounds[i].start);
+        let high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
+        let exact = low[..bound] == high[..bound];
+        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, planned: None, read_blocks: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -161,16 +177,18 @@ impl<S: RangeSource> QuadIter<'_, S> {
     /// The blocks to scan, from the directory (FORMAT.md §6).
     fn plan(&self) -> Result<Blocks, ReadError> {
         if self.exact {
-            Ok(Blocks::Run(self.store.blocks_for_prefix(self.permutation, &self.low)?))
+            Ok(Blocks::Run(self.store.blocks_for_prefix(self.permutation, &self.low[..self.bound])?))
         } else {
-            Ok(Blocks::Chosen(self.store.blocks_for_bounds(self.permutation, &self.bounds)?.into_iter()))
+            Ok(Blocks::Chosen(self.store.blocks_for_bounds(self.permutation, &self.bounds[..self.bound])?.into_iter()))
         }
     }
 
     /// Wants the blocks after a missing one (`self.blocks` starts there); past
     /// the directory nodes in memory, the next node.
     fn read_ahead(&self) {
-        let budget = self.read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
+        let read = self.planned.clone().into_iter().flatten().take(self.read_blocks);
+        let read_bytes: u64 = read.filter_map(|number| self.store.block_range(BlockKey::Permutation(self.permutation, number))).map(|r| r.length).sum();
+        let budget = read_bytes.clamp(READAHEAD_FIRST_BYTES, READAHEAD_MAX_BYTES);
         let mut bytes = 0;
         for number in self.blocks.clone().into_iter().flatten().take(READAHEAD_MAX_BLOCKS) {
             let key = BlockKey::Permutation(self.permutation, number);
@@ -191,27 +209,30 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
     type Item = Result<[TermId; 4], ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let bound = self.bounds.len();
+        let bound = self.bound;
         while !self.done {
             if let Some((keys, cursor)) = &mut self.current {
                 while let Some(key) = cursor.next(keys) {
-                    if key[..bound] < self.low[..] {
+                    if key[..bound] < self.low[..bound] {
                         continue;
                     }
-                    if key[..bound] > self.high[..] {
+                    if key[..bound] > self.high[..bound] {
                         self.done = true;
                         return None;
                     }
                     // Between low and high, a range that is not the last
                     // bound component lets other keys through.
-                    if self.graph.accepts(key[3]) && (self.exact || key.iter().zip(&self.bounds).all(|(id, range)| range.contains(id))) {
+                    if self.graph.accepts(key[3]) && (self.exact || key.iter().zip(&self.bounds[..bound]).all(|(id, range)| range.contains(id))) {
                         return Some(Ok(self.permutation.quad(key)));
                     }
                 }
             }
             if self.blocks.is_none() {
                 match self.plan() {
-                    Ok(blocks) => self.blocks = Some(blocks),
+                    Ok(blocks) => {
+                        self.planned = Some(blocks.clone());
+                        self.blocks = Some(blocks);
+                    }
                     Err(error) => {
                         self.done = true;
                         return Some(Err(error));
@@ -221,9 +242,9 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
             let Some(number) = self.blocks.as_mut().and_then(Iterator::next) else { break };
             match self.store.permutation_block(self.permutation, number) {
                 Ok(keys) => {
-                    let cursor = keys.seek(&self.low);
+                    let cursor = keys.seek(&self.low[..bound]);
                     self.current = Some((keys, cursor));
-                    self.read_bytes += self.store.block_range(BlockKey::Permutation(self.permutation, number)).map_or(0, |r| r.length);
+                    self.read_blocks += 1;
                 }
                 Err(error) => {
                     if matches!(error, ReadError::Missing(_)) {

@@ -37,6 +37,15 @@ pub struct TermCursor {
     term: Vec<u8>,
 }
 
+impl TermCursor {
+    /// A cursor for another block, keeping this one's buffer.
+    pub(crate) fn reused(self) -> Self {
+        let mut term = self.term;
+        term.clear();
+        Self { term, ..Self::default() }
+    }
+}
+
 impl DictionaryTerms {
     /// Checks and indexes a decompressed dictionary block; `what`/`offset`
     /// name it in errors. Rejects what `format::dictionary` rejects: a first
@@ -115,14 +124,13 @@ impl DictionaryTerms {
         }
         let from_cursor = cursor.valid && position >= cursor.position && position - cursor.position <= position % RESTART;
         if !from_cursor {
-            let restart = position / RESTART;
-            let (full, next) = (self.restart(restart)?, *self.restart_next.get(restart)? as usize);
-            cursor.term.clear();
-            // Room for the steps' longer suffixes: growing an exact-size copy
-            // was a reallocation per decoded term in a scan (issue 14).
-            cursor.term.reserve(full.len() + 64);
-            cursor.term.extend_from_slice(full);
-            (cursor.position, cursor.next, cursor.valid) = (restart * RESTART, next, true);
+            return match self.from_restart(position, cursor) {
+                Some(()) => Some(&cursor.term),
+                None => {
+                    cursor.valid = false;
+                    None
+                }
+            };
         }
         let mut entries = Cursor::new(self.coded.get(cursor.next..)?);
         for _ in cursor.position..position {
@@ -134,6 +142,54 @@ impl DictionaryTerms {
         cursor.next += entries.position();
         cursor.position = position;
         Some(&cursor.term)
+    }
+
+    /// Decodes the term at `position` into `cursor` from the full term kept
+    /// before it: reads the entries' shares and suffixes first, then fills
+    /// the term from its end, so that each of its bytes is copied once.
+    /// Stepping forward copied every entry's suffix in turn, a tenth of a
+    /// DESCRIBE whose terms each lie in another block (issue 14).
+    fn from_restart(&self, position: usize, cursor: &mut TermCursor) -> Option<()> {
+        let restart = position / RESTART;
+        let full = self.restart(restart)?;
+        let start = *self.restart_next.get(restart)? as usize;
+        let mut entries = Cursor::new(self.coded.get(start..)?);
+        // Each entry's share and where its suffix starts in `coded`.
+        let mut steps = [(0usize, 0usize); RESTART];
+        let count = position % RESTART;
+        let mut length = full.len();
+        for step in steps.iter_mut().take(count) {
+            let shared = usize::try_from(entries.varint().ok()?).ok()?;
+            let suffix_length = entries.varint().ok()?;
+            let offset = start + entries.position();
+            let suffix = entries.bytes(suffix_length).ok()?;
+            if shared > length {
+                return None;
+            }
+            length = shared + suffix.len();
+            *step = (shared, offset);
+        }
+        let term = &mut cursor.term;
+        term.clear();
+        // Room for the steps' longer suffixes: growing an exact-size copy
+        // was a reallocation per decoded term in a scan (issue 14).
+        term.reserve(length + 64);
+        term.resize(length, 0);
+        // Bytes [0, unknown) are not filled yet; an entry sets those from its
+        // share on, the full term what no entry after it sets.
+        let mut unknown = length;
+        for &(shared, offset) in steps[..count].iter().rev() {
+            if unknown == 0 {
+                break;
+            }
+            if shared < unknown {
+                term.get_mut(shared..unknown)?.copy_from_slice(self.coded.get(offset..offset + (unknown - shared))?);
+                unknown = shared;
+            }
+        }
+        term.get_mut(..unknown)?.copy_from_slice(full.get(..unknown)?);
+        (cursor.position, cursor.next, cursor.valid) = (position, start + entries.position(), true);
+        Some(())
     }
 
     /// The position of an encoded term, if the block holds it.

@@ -348,13 +348,23 @@ impl<S: RangeSource> Store<S> {
         low[..prefix.len()].copy_from_slice(prefix);
         high[..prefix.len()].copy_from_slice(prefix);
         let directory = Directory::Permutation(permutation);
-        let number = |key: Key| -> Result<Option<usize>, ReadError> {
-            match self.descend::<Key>(directory, |e| e.head <= key, Walk::Read)? {
+        let first = self.descend::<Key>(directory, |e| e.head <= low, Walk::Read);
+        // The prefix's keys mostly end in the block they start in: when the
+        // entry after it starts past them, no second walk (a pattern lookup
+        // of a join walked twice, issue 14).
+        if let Ok(Descent::Block(body, i)) = &first
+            && let (Some(entry), Some(next)) = (body.entries.get(*i), body.entries.get(*i + 1))
+            && next.head > high
+        {
+            return Ok(entry.first_block..entry.first_block + 1);
+        }
+        let number = |descent: Result<Descent<Key>, ReadError>| -> Result<Option<usize>, ReadError> {
+            match descent? {
                 Descent::Block(body, i) => Ok(Some(body.entries[i].first_block)),
                 _ => Ok(None),
             }
         };
-        match (number(low), number(high)) {
+        match (number(first), number(self.descend::<Key>(directory, |e| e.head <= high, Walk::Read))) {
             (Ok(first), Ok(last)) => {
                 let first = first.unwrap_or(0);
                 Ok(first..last.map_or(0, |n| n + 1).max(first))

@@ -505,9 +505,22 @@ fn restricted(bound: Bound, objects: Option<&Range<TermId>>) -> Bound {
 /// Whether spareval's value of a stored term may drop its lexical form: a
 /// typed literal other than a string. Booleans are left out: a cast to
 /// xsd:boolean must give `true`/`false`. IRIs, strings and language-tagged
-/// strings keep their form as they are.
+/// strings keep their form as they are, and so does an xsd:integer in its
+/// canonical form (its value is written back the same): remembering its
+/// form cost a copy of the literal and its canonical form per number read
+/// (issue 14, CLDR 08).
 fn keeps_form(term: &Term) -> bool {
-    matches!(term, Term::Literal(literal) if literal.language().is_none() && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype()))
+    matches!(term, Term::Literal(literal) if literal.language().is_none()
+        && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype())
+        && !(literal.datatype() == xsd::INTEGER && is_canonical_integer(literal.value())))
+}
+
+/// `0`, or an optional `-` and digits without a leading zero (XSD 1.1
+/// §3.4.13.2, xsd:integer's canonical mapping).
+fn is_canonical_integer(lexical: &str) -> bool {
+    let digits = lexical.strip_prefix('-').unwrap_or(lexical);
+    let all_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    all_digits && (lexical == "0" || !digits.starts_with('0'))
 }
 
 fn term_bytes(term: TermRef<'_>) -> u64 {

@@ -33,6 +33,7 @@ use sparopt::algebra::{
 };
 use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 use std::fmt::Write;
 use std::hash::{Hash, Hasher};
 use std::iter::{Peekable, empty, once};
@@ -585,7 +586,31 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     )?,
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // rete: how each template's triples are known in the duplicate
+        // check (vendor/README.md change 13).
+        let mut keys = Vec::with_capacity(template.len());
+        for (i, t) in template.iter().enumerate() {
+            let alone = template
+                .iter()
+                .enumerate()
+                .all(|(j, other)| j == i || constants_differ(t, other));
+            let mut constants = [None, None, None];
+            if !alone {
+                for (slot, value) in constants.iter_mut().zip([&t.subject, &t.predicate, &t.object]) {
+                    if let TripleTemplateValue::Constant(term) = value {
+                        match self.dataset.internalize_term(term.clone()) {
+                            Ok(term) => *slot = Some(term),
+                            Err(e) => return (Err(e), stats),
+                        }
+                    }
+                }
+            }
+            keys.push(ConstructKey {
+                group: if alone { i } else { usize::MAX },
+                constants,
+            });
+        }
         let from = match encode_initial_bindings(&self.dataset, &variables, substitutions) {
             Ok(from) => from,
             Err(e) => return (Err(e), stats),
@@ -595,8 +620,9 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 eval: self.clone(),
                 iter: eval(from),
                 template,
+                keys,
                 buffered_results: Vec::default(),
-                already_emitted_results: FxHashSet::default(),
+                already_emitted_results: FxHashMap::default(),
                 bnodes: Vec::default(),
             })),
             stats,
@@ -4116,8 +4142,12 @@ struct ConstructIterator<'a, D: QueryableDataset<'a>> {
     eval: SimpleEvaluator<'a, D>,
     iter: InternalTuplesIterator<'a, D::InternalTerm>,
     template: Vec<TripleTemplate>,
+    /// rete: how each template's triples are known in the duplicate check (change 13).
+    keys: Vec<ConstructKey<D::InternalTerm>>,
     buffered_results: Vec<Result<Triple, QueryEvaluationError>>,
-    already_emitted_results: FxHashSet<Triple>,
+    /// rete: the triples emitted, as their templates' groups and the
+    /// dataset's terms (change 13).
+    already_emitted_results: FxHashMap<(usize, [Option<D::InternalTerm>; 3]), ()>,
     bnodes: Vec<BlankNode>,
 }
 
@@ -4134,7 +4164,14 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                     Ok(tuple) => tuple,
                     Err(error) => return Some(Err(error)),
                 };
-                for template in &self.template {
+                for (template, key) in self.template.iter().zip(&self.keys) {
+                    // rete: a triple already emitted is known by the dataset's
+                    // terms, before its terms are built (change 13).
+                    let entry = construct_key(template, key, &tuple)
+                        .map(|key| self.already_emitted_results.entry(key));
+                    if matches!(entry, Some(Entry::Occupied(_))) {
+                        continue;
+                    }
                     if let (Some(subject), Some(predicate), Some(object)) = (
                         get_triple_template_value(
                             &template.subject,
@@ -4168,11 +4205,11 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                         let new_triple = triple.subject.is_blank_node()
                             || triple.object.is_blank_node()
                             || triple.object.is_triple()
-                            || self.already_emitted_results.insert(triple.clone());
+                            || emitted_first(entry);
                         #[cfg(not(feature = "sparql-12"))]
                         let new_triple = triple.subject.is_blank_node()
                             || triple.object.is_blank_node()
-                            || self.already_emitted_results.insert(triple.clone());
+                            || emitted_first(entry);
                         if new_triple {
                             self.buffered_results.push(Ok(triple));
                             if self.already_emitted_results.len() > 1024 * 1024 {
@@ -4264,6 +4301,58 @@ impl TripleTemplateValue {
             NamedNodePattern::NamedNode(term) => Self::Constant(term.clone().into()),
         }
     }
+}
+
+/// rete (change 13): how a CONSTRUCT template's triples are told apart in
+/// the duplicate check. A template whose triples no other template can
+/// produce (each other one has a different constant in some position) is
+/// its own group, and its constants are left out of the key: they are the
+/// same in every triple it makes. The others share a group and are keyed by
+/// their constants too, as the dataset's terms.
+struct ConstructKey<T> {
+    /// The template's number when alone, else `usize::MAX`.
+    group: usize,
+    /// The constants as the dataset's terms (only outside a group of one).
+    constants: [Option<T>; 3],
+}
+
+/// rete (change 13): whether two templates hold different constants in some
+/// position, so that no triple comes from both.
+fn constants_differ(a: &TripleTemplate, b: &TripleTemplate) -> bool {
+    [(&a.subject, &b.subject), (&a.predicate, &b.predicate), (&a.object, &b.object)]
+        .into_iter()
+        .any(|pair| matches!(pair, (TripleTemplateValue::Constant(x), TripleTemplateValue::Constant(y)) if x != y))
+}
+
+/// rete (change 13): a template's triple for one solution as its group and
+/// the dataset's terms, `None` when a position is a blank node or a triple
+/// term (such triples are not checked for duplicates) or is unbound.
+fn construct_key<T: Clone>(
+    template: &TripleTemplate,
+    key: &ConstructKey<T>,
+    tuple: &InternalTuple<T>,
+) -> Option<(usize, [Option<T>; 3])> {
+    let value = |value: &TripleTemplateValue, constant: &Option<T>| match value {
+        TripleTemplateValue::Constant(_) => Some(constant.clone()),
+        TripleTemplateValue::Variable(v) => Some(Some(tuple.get(*v)?.clone())),
+        _ => None,
+    };
+    Some((
+        key.group,
+        [
+            value(&template.subject, &key.constants[0])?,
+            value(&template.predicate, &key.constants[1])?,
+            value(&template.object, &key.constants[2])?,
+        ],
+    ))
+}
+
+/// rete (change 13): records a triple's key, if it has one; the triple is new.
+fn emitted_first<K>(entry: Option<Entry<'_, K, ()>>) -> bool {
+    if let Some(Entry::Vacant(vacant)) = entry {
+        vacant.insert(());
+    }
+    true
 }
 
 fn get_triple_template_value<'a, D: QueryableDataset<'a>>(

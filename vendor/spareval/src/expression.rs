@@ -156,9 +156,19 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
             })
         }
         Expression::Equal(a, b) => {
-            let a = build_expression_evaluator(a, context)?;
-            let b = build_expression_evaluator(b, context)?;
-            Rc::new(move |tuple| equals(&a(tuple)?, &b(tuple)?).map(Into::into))
+            // rete: a constant side is built once and compared in place
+            // (vendor/README.md change 14).
+            if let Some(b) = constant_term(b) {
+                let a = build_expression_evaluator(a, context)?;
+                Rc::new(move |tuple| equals(&a(tuple)?, &b).map(Into::into))
+            } else if let Some(a) = constant_term(a) {
+                let b = build_expression_evaluator(b, context)?;
+                Rc::new(move |tuple| equals(&a, &b(tuple)?).map(Into::into))
+            } else {
+                let a = build_expression_evaluator(a, context)?;
+                let b = build_expression_evaluator(b, context)?;
+                Rc::new(move |tuple| equals(&a(tuple)?, &b(tuple)?).map(Into::into))
+            }
         }
         Expression::SameTerm(a, b) => {
             match (
@@ -1901,6 +1911,16 @@ fn str_of(term: Term) -> Option<ExpressionTerm> {
 // rete: dates and times compare on the timeline, where one with a timezone and one without
 // less than 14 hours apart are neither equal nor different (XSD 1.1 §3.3.8.3 "incomparable"):
 // `=` is then an error, as `<` already was; upstream's `==` said they differ.
+/// rete (change 14): the value of a constant expression (an IRI or a
+/// literal), as its evaluator gives it on every row.
+fn constant_term(expression: &Expression) -> Option<ExpressionTerm> {
+    match expression {
+        Expression::NamedNode(t) => Some(ExpressionTerm::from(Term::from(t.clone()))),
+        Expression::Literal(t) => Some(ExpressionTerm::from(Term::from(t.clone()))),
+        _ => None,
+    }
+}
+
 fn equals(a: &ExpressionTerm, b: &ExpressionTerm) -> Option<bool> {
     match a {
         ExpressionTerm::NamedNode(_)

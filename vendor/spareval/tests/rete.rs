@@ -486,3 +486,57 @@ fn contains_finds_what_str_contains_finds() {
         assert_eq!(ask(&empty, &query), haystack.contains(needle), "CONTAINS({haystack:?}, {needle:?})");
     }
 }
+
+/// The triples of a CONSTRUCT, sorted, duplicates kept.
+fn construct(dataset: &Dataset, query: &str) -> Vec<String> {
+    let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+    let QueryResults::Graph(triples) = QueryEvaluator::new().execute(dataset, &query).unwrap() else { panic!("not a CONSTRUCT") };
+    let mut triples: Vec<String> = triples.map(|t| t.unwrap().to_string().replace("http://example.org/", "")).collect();
+    triples.sort();
+    triples
+}
+
+#[test]
+fn construct_finds_duplicates_by_the_datasets_terms() {
+    let data = dataset(&[("a", "p", "b", ""), ("a", "q", "b", ""), ("c", "p", "b", "")]);
+    // `?s <p> ?o` and `?s <r> <b>` each overlap `?s ?x ?o`: duplicates across templates go.
+    let triples = construct(&data, "CONSTRUCT { ?s <p> ?o . ?s ?x ?o . ?s <r> <b> } WHERE { ?s ?x ?o }");
+    assert_eq!(triples, ["<a> <p> <b>", "<a> <q> <b>", "<a> <r> <b>", "<c> <p> <b>", "<c> <r> <b>"]);
+    // Templates alone (different constant predicates), one constant absent from the data.
+    let triples = construct(&data, "CONSTRUCT { ?s <kind> <Thing> . ?s <to> ?o } WHERE { ?s ?x ?o }");
+    assert_eq!(triples, ["<a> <kind> <Thing>", "<a> <to> <b>", "<c> <kind> <Thing>", "<c> <to> <b>"]);
+    // Computed values equal to stored terms and to each other.
+    let triples = construct(&data, "CONSTRUCT { ?s <to> ?o . ?s <to> ?t } WHERE { ?s ?x ?o BIND(IRI(STR(?o)) AS ?t) }");
+    assert_eq!(triples, ["<a> <to> <b>", "<c> <to> <b>"]);
+    // Triples with a blank node are never taken for duplicates (upstream's rule).
+    let mut with_blank = data.clone();
+    with_blank.insert(&Quad::new(oxrdf::BlankNode::new_unchecked("x"), iri("p"), iri("b"), GraphName::DefaultGraph));
+    let triples = construct(&with_blank, "CONSTRUCT { ?s <p> <b> } WHERE { ?s <p> <b> . ?a ?y ?c }");
+    assert_eq!(triples.iter().filter(|t| t.starts_with("_:")).count(), 4, "{triples:?}");
+    assert_eq!(triples.iter().filter(|t| !t.starts_with("_:")).count(), 2, "{triples:?}");
+}
+
+#[test]
+fn equality_with_a_constant_on_either_side_answers_as_computed_values_do() {
+    use oxrdf::{Literal, Term};
+    let objects: Vec<Term> = vec![
+        Literal::new_simple_literal("km/h").into(),
+        Literal::new_typed_literal("km/h", iri("unit")).into(),
+        Literal::new_language_tagged_literal_unchecked("km/h", "en").into(),
+        Literal::new_typed_literal("01", xsd::INTEGER).into(),
+        Literal::new_typed_literal("1.0", xsd::DECIMAL).into(),
+        iri("km").into(),
+    ];
+    let data: Dataset = objects.iter().map(|o| Quad::new(iri("s"), iri("p"), o.clone(), GraphName::DefaultGraph)).collect();
+    for constant in ["\"km/h\"", "1", "<km>", "\"km/h\"^^<unit>", "\"km/h\"@en", "\"1\"^^<http://www.w3.org/2001/XMLSchema#double>"] {
+        // The constant on the right, on the left, and bound to a variable (not a constant expression).
+        let right = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER(?o = {constant}) }}"));
+        let left = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER({constant} = ?o) }}"));
+        let computed = select(&data, &format!("SELECT ?o {{ VALUES ?c {{ {constant} }} <s> <p> ?o FILTER(?o = ?c) }}"));
+        assert_eq!(right, computed, "{constant}");
+        assert_eq!(left, computed, "{constant}");
+    }
+    // STR(?o) = "km/h" holds for the three literals of that lexical form.
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(STR(?o) = \"km/h\") }").len(), 3);
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(?o = 1) }").len(), 2, "01 and 1.0 equal 1 as values");
+}

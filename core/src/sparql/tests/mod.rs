@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub(crate) mod fixture;
+mod graphs;
 mod planning;
 mod rounds;
 mod scoping;
@@ -243,6 +244,28 @@ fn lexical_forms_are_kept() {
     let answer = run(&store, "SELECT ?v WHERE { :n1 :value ?v }", &QueryOptions::default()).unwrap();
     let json = String::from_utf8(write_answer(answer, ResultFormat::Json, Vec::new()).unwrap()).unwrap();
     assert!(json.contains(r#""value":"01""#), "{json}");
+}
+
+/// Numbers read as values and handed back (SAMPLE, MIN, MAX) keep the
+/// form stored, canonical or not; filters on them answer as spareval does.
+#[test]
+fn numbers_keep_their_stored_form_through_aggregates() {
+    let trig = r#"PREFIX : <http://example.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+        :a :n "030"^^xsd:integer , "+7"^^xsd:integer , "-0"^^xsd:integer , "25"^^xsd:integer , "-3"^^xsd:integer ,
+              "-"^^xsd:integer , "99999999999999999999999"^^xsd:integer , "4.50"^^xsd:decimal , "12"^^xsd:int ."#;
+    let store = Store::open(fixture::from_trig(trig), 1 << 20).unwrap();
+    let samples = rows_with(&store, "SELECT ?n (SAMPLE(?n) AS ?s) (MIN(?n) AS ?min) WHERE { :a :n ?n } GROUP BY ?n", &QueryOptions::default());
+    assert_eq!(samples.len(), 9);
+    for row in &samples {
+        assert!(row[1] == row[0] && row[2] == row[0], "{row:?}");
+    }
+    let max = rows_with(&store, "SELECT (MAX(?n) AS ?m) WHERE { :a :n ?n FILTER(DATATYPE(?n) = xsd:integer && ?n < 30) }", &QueryOptions::default());
+    assert_eq!(max, [["\"25\"^^<http://www.w3.org/2001/XMLSchema#integer>"]]);
+    for query in ["SELECT ?n WHERE { :a :n ?n FILTER(?n > 0) }", "SELECT ?n WHERE { :a :n ?n FILTER(?n <= -0) }", "SELECT ?n WHERE { :a :n ?n FILTER(?n = 7) }"] {
+        let expected = spareval_rows(trig, query);
+        assert!(!expected.is_empty(), "{query}");
+        assert_eq!(rows_with(&store, query, &QueryOptions::default()).into_iter().collect::<BTreeSet<_>>(), expected, "{query}");
+    }
 }
 
 #[test]
