@@ -130,8 +130,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     if sorted.key_layout == permutation::BlockLayout::Coded {
         required_features |= FEATURE_RESTART_CODINGS;
     }
-    let counts = Counts { quads: sorted.quad_count, terms: term_count, graphs: sorted.graphs.len() as u64 };
-    let graphs = sorted.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
+    let counts = Counts { quads: sorted.counts.quad_count, terms: term_count, graphs: sorted.counts.graphs.len() as u64 };
+    let graphs = sorted.counts.graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect();
     let index = Index::flat(dictionary_entries, graphs, std::mem::take(&mut sorted.entries));
     let dictionary_summary = dictionary_section.summary();
     let mut dictionary_file = dictionary_section.finish()?;
@@ -290,13 +290,7 @@ fn write_dictionary(mut terms: TermRuns, quads: u64, work: &Workspace) -> Result
 /// The six PERMUTATION sections written to temporary files, and the counts
 /// the card and the summary take from them.
 struct Sorted {
-    quad_count: u64,
-    graphs: BTreeMap<TermId, u64>,
-    predicate_counts: TopCounts,
-    class_counts: TopCounts,
-    examples: HashMap<TermId, Vec<TermId>>,
-    subjects: u64,
-    objects: u64,
+    counts: OrderCounts,
     entries: [Vec<PermutationEntry>; 6],
     summaries: [SectionSummary; 6],
     files: Vec<Section>,
@@ -330,9 +324,9 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
         }
     }
     let key_layout = orders.key_layout();
-    let Orders { quad_count, graphs, mut predicate_counts, mut class_counts, sections, subjects, objects, examples, summary_inputs, .. } = orders;
-    predicate_counts.finish();
-    class_counts.finish();
+    let Orders { mut counts, sections, summary_inputs, .. } = orders;
+    counts.predicate_counts.finish();
+    counts.class_counts.finish();
     let mut entries: [Vec<PermutationEntry>; 6] = Default::default();
     let mut summaries = [SectionSummary::default(); 6];
     let mut files = Vec::new();
@@ -341,7 +335,7 @@ fn sort_orders(quads: SpooledQuads, mapping: IdMapping, vocabulary: &BTreeMap<&'
         summaries[p] = summary;
         files.push(file);
     }
-    Ok((Sorted { quad_count, graphs, predicate_counts, class_counts, examples, subjects, objects, entries, summaries, files, key_layout }, summary_inputs))
+    Ok((Sorted { counts, entries, summaries, files, key_layout }, summary_inputs))
 }
 
 /// The sections that describe the data: CARD, SUMMARY (and MEMBERS), the two axiom sections.
@@ -382,15 +376,15 @@ fn describe(
     let metadata = options.metadata.clone().or(card_toml.unwrap_or_default()).or(Metadata::from_data(&mut lookup)?);
     let flags = if metadata.default_graph == Some(DefaultGraph::Union) { FLAG_UNION_DEFAULT_GRAPH } else { 0 };
     let input_paths: Vec<&Path> = options.inputs.iter().filter(|i| !i.is_stdin()).map(|i| i.path.as_path()).collect();
-    let mut predicates = Vec::with_capacity(sorted.predicate_counts.top.len());
-    for &(count, id) in &sorted.predicate_counts.top {
+    let mut predicates = Vec::with_capacity(sorted.counts.predicate_counts.top.len());
+    for &(count, id) in &sorted.counts.predicate_counts.top {
         predicates.push(PredicateCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, quads: count });
     }
-    let mut classes = Vec::with_capacity(sorted.class_counts.top.len());
-    for (rank, &(count, id)) in sorted.class_counts.top.iter().enumerate() {
+    let mut classes = Vec::with_capacity(sorted.counts.class_counts.top.len());
+    for (rank, &(count, id)) in sorted.counts.class_counts.top.iter().enumerate() {
         let mut class = ClassCount { iri: lookup.dictionary.iri(id)?, label: lookup.label(id)?, instances: count, examples: Vec::new() };
         if rank < CARD_EXAMPLE_CLASSES {
-            for example in sorted.examples.remove(&id).unwrap_or_default() {
+            for example in sorted.counts.examples.remove(&id).unwrap_or_default() {
                 class.examples.push(lookup.dictionary.iri(example)?);
             }
         }
@@ -409,12 +403,12 @@ fn describe(
         quads: counts.quads,
         terms: counts.terms,
         graphs: counts.graphs,
-        subjects: sorted.subjects,
-        objects: sorted.objects,
+        subjects: sorted.counts.subjects,
+        objects: sorted.counts.objects,
         predicates,
-        predicates_more: sorted.predicate_counts.more,
+        predicates_more: sorted.counts.predicate_counts.more,
         classes,
-        classes_more: sorted.class_counts.more,
+        classes_more: sorted.counts.class_counts.more,
         languages,
         languages_more,
         datatypes,
@@ -427,7 +421,7 @@ fn describe(
         extra: Default::default(),
     };
     let card_sealed = seal_card(&mut card)?;
-    let class_ids: Vec<(TermId, u64)> = sorted.class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
+    let class_ids: Vec<(TermId, u64)> = sorted.counts.class_counts.top.iter().map(|&(count, id)| (id, count)).collect();
     let summary = super::summary::build(summary_inputs, &class_ids, first_blank_id, &mut lookup, &SummaryOptions { pyramid: options.pyramid, memory_bytes: work.memory })?;
     let axioms = super::axioms::build(&mut lookup, first_blank_id)?;
     Ok(Described { card: card_sealed, summary, axioms, flags })
@@ -702,14 +696,9 @@ impl SpooledQuads {
     }
 }
 
-/// The six permutation sections, written from sorted keys, and the counts the card needs.
-struct Orders<'a> {
-    dir: &'a Path,
-    progress: &'a Progress,
-    rdf_type_id: Option<TermId>,
-    /// Quads per block, chosen from the number of distinct quads.
-    layout: BlockLayout,
-    block_quads: usize,
+/// What the card takes from the six orders while they are written.
+#[derive(Default)]
+struct OrderCounts {
     quad_count: u64,
     graphs: BTreeMap<TermId, u64>,
     predicate_counts: TopCounts,
@@ -719,6 +708,17 @@ struct Orders<'a> {
     /// Distinct subjects (runs of SPO's first id) and objects (of OSP's).
     subjects: u64,
     objects: u64,
+}
+
+/// The six permutation sections, written from sorted keys, and the counts the card needs.
+struct Orders<'a> {
+    dir: &'a Path,
+    progress: &'a Progress,
+    rdf_type_id: Option<TermId>,
+    /// Quads per block, chosen from the number of distinct quads.
+    layout: BlockLayout,
+    block_quads: usize,
+    counts: OrderCounts,
     last_first_id: Option<(Permutation, TermId)>,
     /// Type pairs and links for the summary, fed from SPO.
     summary_inputs: SummaryInputs,
@@ -734,13 +734,7 @@ impl<'a> Orders<'a> {
             progress,
             rdf_type_id,
             block_quads: 0,
-            quad_count: 0,
-            graphs: BTreeMap::new(),
-            predicate_counts: TopCounts::default(),
-            class_counts: TopCounts::default(),
-            examples: HashMap::new(),
-            subjects: 0,
-            objects: 0,
+            counts: OrderCounts::default(),
             last_first_id: None,
             summary_inputs,
             sections: Vec::new(),
@@ -748,7 +742,7 @@ impl<'a> Orders<'a> {
     }
 
     fn set_quad_count(&mut self, quad_count: u64) {
-        self.quad_count = quad_count;
+        self.counts.quad_count = quad_count;
         self.block_quads = self.layout.fixed_block_quads(quad_count).unwrap_or_else(|| block_quads(quad_count));
     }
 
@@ -756,7 +750,7 @@ impl<'a> Orders<'a> {
     /// past 8.4M quads, which have a directory and are 2.x already) carry
     /// coding bytes; flat files' blocks stay as 1.x readers read them.
     fn key_layout(&self) -> permutation::BlockLayout {
-        match self.layout.fixed_block_quads(self.quad_count) {
+        match self.layout.fixed_block_quads(self.counts.quad_count) {
             Some(_) => permutation::BlockLayout::Coded,
             None => permutation::BlockLayout::Raw,
         }
@@ -775,7 +769,7 @@ impl<'a> Orders<'a> {
         let batch = self.block_quads * batch_blocks(self.block_quads * 48, BATCH_BYTES);
         let mut previous = Permutation::Spo;
         for permutation in Permutation::ALL {
-            self.progress.phase(&format!("sorting {}", permutation.name()), self.quad_count);
+            self.progress.phase(&format!("sorting {}", permutation.name()), self.counts.quad_count);
             if permutation != previous {
                 // The ids came packed, so they pack again.
                 let rekey = |key: &mut Packed| *key = pack(permutation.key(previous.quad(unpack(*key)))).unwrap_or(0);
@@ -869,26 +863,26 @@ impl<'a> Orders<'a> {
         match permutation {
             Permutation::Spo => {
                 for key in keys.iter().filter(|key| key[3] != 0) {
-                    *self.graphs.entry(key[3]).or_default() += 1;
+                    *self.counts.graphs.entry(key[3]).or_default() += 1;
                 }
-                self.subjects += distinct_firsts;
+                self.counts.subjects += distinct_firsts;
                 self.summary_inputs.spo(keys)?;
             }
-            Permutation::Pso => keys.iter().for_each(|key| _ = self.predicate_counts.add(key[0])),
+            Permutation::Pso => keys.iter().for_each(|key| _ = self.counts.predicate_counts.add(key[0])),
             Permutation::Pos => {
                 if let Some(rdf_type) = self.rdf_type_id {
                     for key in keys.iter().filter(|key| key[0] == rdf_type) {
-                        if let Some(dropped) = self.class_counts.add(key[1]) {
-                            self.examples.remove(&dropped);
+                        if let Some(dropped) = self.counts.class_counts.add(key[1]) {
+                            self.counts.examples.remove(&dropped);
                         }
-                        let examples = self.examples.entry(key[1]).or_default();
+                        let examples = self.counts.examples.entry(key[1]).or_default();
                         if examples.len() < CARD_EXAMPLES && examples.last() != Some(&key[2]) {
                             examples.push(key[2]);
                         }
                     }
                 }
             }
-            Permutation::Osp => self.objects += distinct_firsts,
+            Permutation::Osp => self.counts.objects += distinct_firsts,
             _ => {}
         }
         let coded = self.key_layout() == permutation::BlockLayout::Coded;
