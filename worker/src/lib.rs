@@ -34,7 +34,7 @@ mod usage;
 use config::Config;
 use futures_util::future::{LocalBoxFuture, ready};
 use edge_cache::EdgeCache;
-use host::{Host, Request, Response};
+use host::{Host, Request, Response, Url};
 use http::{Body, Ctx, Reply};
 use http_error::HttpError;
 use r2::R2;
@@ -109,6 +109,7 @@ fn context(req: &Request, host: Result<Rc<dyn Host>, HttpError>, var: impl Fn(&s
         var(name)
     })
     .map_err(HttpError::Config)?;
+    check_origin(&req.url)?;
     let host = host?;
     let clock = host.clock();
     let usage = Rc::new(Usage::new(Rounds::new(RoundOptions { gap_bytes: config.coalesce_gap_bytes, max_rounds: config.max_rounds }), config.max_subrequests));
@@ -126,6 +127,18 @@ fn context(req: &Request, host: Result<Rc<dyn Host>, HttpError>, var: impl Fn(&s
         host,
         clock,
     })
+}
+
+/// Absolute links and the service description name the Worker's resources
+/// from the request's origin (`Ctx::origin`), so the origin must make IRIs:
+/// a URL parser lets through hosts that IRIs forbid (a backtick, found by
+/// the `request` fuzz target: the service description answered 500).
+fn check_origin(url: &Url) -> Result<(), HttpError> {
+    let origin = url.origin().ascii_serialization();
+    match oxrdf::NamedNode::new(format!("{origin}/")) {
+        Ok(_) => Ok(()),
+        Err(error) => Err(HttpError::BadRequest(format!("the request's origin {origin} does not make IRIs: {error}"))),
+    }
 }
 
 /// A route's answer, as a future of its own.
@@ -204,4 +217,19 @@ fn preflight(requested_headers: Option<String>) -> Reply {
         .header("access-control-allow-headers", requested_headers.unwrap_or_else(|| "Accept, Content-Type, If-None-Match".into()))
         .header("access-control-max-age", "86400")
         .header("vary", "Access-Control-Request-Headers")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_that_makes_no_iri_is_a_bad_request() {
+        let url = |text: &str| Url::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!(check_origin(&url("http://127.0.0.1:8787/data/sparql")).is_ok());
+        assert!(check_origin(&url("https://example.org/")).is_ok());
+        let error = check_origin(&url("http://schema.orgGET`/data/sparql")).expect_err("a backtick in the host");
+        assert_eq!(error.status(), 400);
+        assert!(error.message().contains("schema.orgget`"), "{}", error.message());
+    }
 }
