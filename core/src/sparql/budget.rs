@@ -226,15 +226,17 @@ impl Meter {
 /// The custom function of the step hooks (not a URL anyone serves).
 pub(crate) const STEP_FUNCTION: &str = "urn:x-rete:step";
 
-/// Optimizes `pattern` as spareval would and puts a step hook above every
-/// join, left join and lateral join, and inside `EXISTS`. The result goes
-/// back to spargebra's algebra: spareval optimizes it again, but each hook
-/// is a `BIND` the optimizer neither moves nor reorders across, so the join
-/// order found here stands.
-pub(crate) fn with_step_hooks(pattern: &spargebra::algebra::GraphPattern) -> spargebra::algebra::GraphPattern {
-    let optimized = sparopt::Optimizer::optimize_graph_pattern(pattern.into());
+/// Optimizes `pattern` as spareval would (when `planned`: a query past
+/// `MAX_PLANNED_PATTERNS` keeps its written order, since the optimizer's
+/// cost grows with the cube of its size before any budget can stop it) and
+/// puts a step hook above every join, left join and lateral join, and inside
+/// `EXISTS`. The result goes back to spargebra's algebra: spareval optimizes
+/// it again, but each hook is a `BIND` the optimizer neither moves nor
+/// reorders across, so the join order found here stands.
+pub(crate) fn with_step_hooks(pattern: &spargebra::algebra::GraphPattern, planned: bool) -> spargebra::algebra::GraphPattern {
+    let pattern = if planned { sparopt::Optimizer::optimize_graph_pattern(pattern.into()) } else { pattern.into() };
     let mut hooks = 0;
-    spargebra::algebra::GraphPattern::from(&hook_pattern(optimized, &mut hooks))
+    spargebra::algebra::GraphPattern::from(&hook_pattern(pattern, &mut hooks))
 }
 
 fn hook_pattern(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
