@@ -5,10 +5,10 @@
 //! quads in the file; a document it rejects must fail with rete's located
 //! error at the same line and column. Either way nothing panics, and a
 //! failed build leaves no output file and no temporary file behind. A
-//! first-byte bit builds with a directory of tiny nodes (FORMAT.md §4.3), so
-//! that the writer's trees are built over arbitrary data too; every file
-//! built must read back whole (each block of the seven directories, a scan
-//! of every quad).
+//! first-byte bit builds with a directory of tiny nodes (FORMAT.md §4.3) of
+//! depth 3 past 32 quads, so that the writer's trees are built over
+//! arbitrary data too; every file built must read back whole (each block of
+//! the seven directories, a scan of every quad).
 
 use oxrdfio::{RdfFormat, RdfParser};
 use rete_core::format::write::ContentHasher;
@@ -28,17 +28,24 @@ const FORMATS: [(RdfFormat, &str); 4] = [(RdfFormat::NTriples, "nt"), (RdfFormat
 const LENIENT: u8 = 1 << 2;
 const GZIP: u8 = 1 << 3;
 const RAW_GZIP: u8 = 1 << 4;
-/// First-byte bit: `--block-quads 4 --node-entries 2`, a directory as deep
-/// as the data allows (depth 3 past 32 blocks).
+/// First-byte bit: `--node-entries 2` and about [`DIRECTORY_BLOCKS`] blocks
+/// per order ([`directory_block_quads`]): a directory as deep as the format
+/// allows (depth 3, FORMAT.md §4.3) once an order has 9 blocks, past 32 quads.
 const DIRECTORY: u8 = 1 << 5;
+/// Blocks per order of a directory build: depth 3 needs 9 with nodes of 2
+/// entries. Blocks of 4 quads whatever the size made 46 blocks per order and
+/// as many nodes for the corpus's mean of 184 quads, each sealed and read back:
+/// 90 % of the target's time, for no more depth (docs/RELIABILITY.md "Throughput").
+const DIRECTORY_BLOCKS: u64 = 16;
 
 /// What [`build_input`] saw, for tests.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Built {
     /// The input was empty.
     Nothing,
-    /// `rete build` wrote a file of this many quads.
-    File { quads: u64 },
+    /// `rete build` wrote a file of this many quads, whose deepest directory
+    /// has this depth (0: flat, or roots that list the blocks).
+    File { quads: u64, depth: u8 },
     /// `rete build` refused the document at this line and column.
     Rejected { line: u64, column: u64 },
     /// `rete build` failed otherwise (a damaged gzip stream, or `--lenient` with nothing left).
@@ -64,6 +71,11 @@ pub fn build_input(data: &[u8]) -> Built {
     let bytes = if options & RAW_GZIP == 0 && options & GZIP != 0 { gzip(document) } else { document.to_vec() };
     std::fs::write(&input, &bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", input.display()));
     let output = dir.join("out.rete");
+    let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input, lenient));
+    let blocks = match options & DIRECTORY {
+        0 => BlockLayout::default(),
+        _ => BlockLayout { block_quads: Some(directory_block_quads(oracle.as_ref())), node_entries: Some(2) },
+    };
     let build_options = BuildOptions {
         inputs: vec![Input::new(&input, None).unwrap_or_else(|e| panic!("{e:#}"))],
         output: output.clone(),
@@ -73,22 +85,22 @@ pub fn build_input(data: &[u8]) -> Built {
         progress: false,
         metadata: Default::default(),
         pyramid: true,
-        blocks: if options & DIRECTORY != 0 { BlockLayout { block_quads: Some(4), node_entries: Some(2) } } else { BlockLayout::default() },
+        blocks,
     };
     let built = POOL.with(|pool| pool.install(|| build(&build_options)));
-    let oracle = (options & RAW_GZIP == 0).then(|| parse(document, format, &input));
+    let mut depth = 0;
     match (&built, oracle) {
         (Ok(report), Some(Ok(quads))) if !lenient => {
             assert_eq!(report.parsed, quads.0, "rete parsed {} statements, oxrdfio {}", report.parsed, quads.0);
             let file = std::fs::read(&output).unwrap_or_else(|e| panic!("build succeeded but {} is unreadable: {e}", output.display()));
-            check_file(&file, quads.1);
+            depth = check_file(&file, quads.1);
         }
-        (Ok(_), Some(Err(error))) if !lenient => panic!("rete built a document oxrdfio rejects (error at line and column {error:?})"),
+        (Ok(_), Some(Err((error, _)))) if !lenient => panic!("rete built a document oxrdfio rejects (error at line and column {error:?})"),
         (Ok(report), _) => {
             let file = std::fs::read(&output).unwrap_or_else(|e| panic!("build succeeded but {} is unreadable: {e}", output.display()));
-            check_file(&file, report.quads);
+            depth = check_file(&file, report.quads);
         }
-        (Err(error), Some(Err(expected))) if !lenient => {
+        (Err(error), Some(Err((expected, _)))) if !lenient => {
             let located = error.chain().find_map(|e| e.downcast_ref::<InputError>()).unwrap_or_else(|| panic!("build failed without a line and column: {error:#}"));
             assert_eq!((located.line, located.column), expected, "rete and oxrdfio disagree on where the error is: {error:#}");
         }
@@ -105,7 +117,7 @@ pub fn build_input(data: &[u8]) -> Built {
     let _ = std::fs::remove_file(&input);
     std::fs::remove_dir(dir).unwrap_or_else(|e| panic!("cannot remove {}: {e}", dir.display()));
     match built {
-        Ok(report) => Built::File { quads: report.quads },
+        Ok(report) => Built::File { quads: report.quads, depth },
         Err(error) => match error.chain().find_map(|e| e.downcast_ref::<InputError>()) {
             Some(located) => Built::Rejected { line: located.line, column: located.column },
             None => Built::Failed,
@@ -113,13 +125,30 @@ pub fn build_input(data: &[u8]) -> Built {
     }
 }
 
+/// Quads per permutation block of a directory build: about
+/// [`DIRECTORY_BLOCKS`] blocks per order, at least 4 quads a block, from the
+/// distinct quads oxrdfio reads (what the build keeps, or, when oxrdfio and
+/// rete disagree, which the oracle reports, about as many); 4 without an
+/// oracle (a damaged gzip stream).
+fn directory_block_quads(oracle: Option<&Result<(u64, u64), ((u64, u64), u64)>>) -> usize {
+    let quads = match oracle {
+        Some(Ok((_, distinct)) | Err((_, distinct))) => *distinct,
+        None => 0,
+    };
+    usize::try_from(quads.div_ceil(DIRECTORY_BLOCKS)).unwrap_or(usize::MAX).max(4)
+}
+
 /// Statements and distinct quads oxrdfio reads, or the 1-based line and
-/// column of its first error. The base IRI is the one `rete build` gives.
-fn parse(document: &[u8], format: RdfFormat, input: &Path) -> Result<(u64, u64), (u64, u64)> {
+/// column of its first error and the distinct quads it read: before that
+/// error, or, `lenient`, in the whole document (it skips a bad statement
+/// and goes on, as `rete build --lenient` does). The base IRI is the one
+/// `rete build` gives.
+fn parse(document: &[u8], format: RdfFormat, input: &Path, lenient: bool) -> Result<(u64, u64), ((u64, u64), u64)> {
     let base = format!("file://{}", input.display());
     let parser = RdfParser::from_format(format).with_base_iri(&base).unwrap_or_else(|e| panic!("{e}"));
     let mut statements = 0;
     let mut distinct = HashSet::new();
+    let mut first_error = None;
     for quad in parser.for_slice(document) {
         match quad {
             Ok(quad) => {
@@ -128,17 +157,25 @@ fn parse(document: &[u8], format: RdfFormat, input: &Path) -> Result<(u64, u64),
             }
             Err(error) => {
                 // Without a position rete says line 0, column 0, as `parse::locate` does.
-                return Err(error.location().map_or((0, 0), |range| (range.start.line + 1, range.start.column + 1)));
+                let position = error.location().map_or((0, 0), |range| (range.start.line + 1, range.start.column + 1));
+                first_error = first_error.or(Some(position));
+                if !lenient {
+                    break;
+                }
             }
         }
     }
-    Ok((statements, distinct.len() as u64))
+    match first_error {
+        None => Ok((statements, distinct.len() as u64)),
+        Some(position) => Err((position, distinct.len() as u64)),
+    }
 }
 
 /// A file `rete build` wrote opens, holds `quads` quads, its content hash
 /// is right, and it reads back whole: every block its directories list
-/// (through their nodes, when it has some) and every quad.
-fn check_file(file: &[u8], quads: u64) {
+/// (through their nodes, when it has some) and every quad. Returns the depth
+/// of its deepest directory.
+fn check_file(file: &[u8], quads: u64) -> u8 {
     let store = Store::open(file, 1 << 20).unwrap_or_else(|e| panic!("rete build wrote a file that does not open: {e}"));
     assert_eq!(store.header().quad_count, quads, "distinct quads in the file and in the input differ");
     let mut hasher = ContentHasher::default();
@@ -162,6 +199,7 @@ fn check_file(file: &[u8], quads: u64) {
         scanned += 1;
     }
     assert_eq!(scanned, quads, "a scan of every quad found {scanned} of the header's {quads}");
+    std::iter::once(Directory::Dictionary).chain(Permutation::ALL.map(Directory::Permutation)).map(|directory| store.depth(directory)).max().unwrap_or(0)
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -217,7 +255,7 @@ mod tests {
     #[test]
     fn a_run_leaves_no_work_directory_behind() {
         let dir = WORK_DIR.with(|dir| dir.clone());
-        assert_eq!(build_input(b"\x00<http://a/s> <http://a/p> <http://a/o> .\n"), Built::File { quads: 1 });
+        assert_eq!(build_input(b"\x00<http://a/s> <http://a/p> <http://a/o> .\n"), Built::File { quads: 1, depth: 0 });
         assert_eq!(build_input(b"\x00<http://a/s> <http://a/p> \"x .\n"), Built::Rejected { line: 1, column: 27 });
         assert!(!dir.exists(), "{} is left behind", dir.display());
         assert_eq!(WORK_DIR.with(|dir| dir.clone()), dir, "the same name for every run of a thread");
