@@ -3,7 +3,7 @@
 // example files, the spec builds its own: a described dataset (flags, card.toml and VoID in
 // the data), a LUBM university (a summary past the first 16 KiB) and the same with --no-pyramid.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -42,7 +42,10 @@ ex:Person rdfs:label "Person"@en ; rdfs:subClassOf ex:Agent .
   await w.publish("flat", build("flat", [lubm], ["--no-pyramid"]));
   await w.publish("hash-doc", resolve(FILES, "hash-doc.rete"));
 });
-afterAll(() => w?.dispose());
+afterAll(async () => {
+  await w?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("GET /{ds}/card", () => {
   test("JSON: the card's members plus dataset, version, content hash and file size", async () => {

@@ -8,10 +8,10 @@
 // file's blocks under its content hash, so the same request again on the same isolate reads no
 // more than it does on the flat file.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { counters, RETE, ROOT, startWorker } from "./mf.ts";
 import { ROUND_CASES, sparql } from "./qudt-rounds.ts";
 
@@ -24,6 +24,7 @@ const CASES: [string, string, number][] = [
 
 const dir = mkdtempSync(resolve(tmpdir(), "rete-directory-"));
 const files: Record<string, string> = {};
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function build(name: string, flags: string[]) {
   const output = resolve(dir, `${name}.rete`);

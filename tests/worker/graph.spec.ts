@@ -4,7 +4,7 @@
 // 422 naming the limit; browsers get pages, the resource page a "path to…" form and the dataset
 // page the tier-0 check.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -97,7 +97,10 @@ beforeAll(async () => {
   w = await startWorker();
   await w.publish("graph", file);
 });
-afterAll(() => w?.dispose());
+afterAll(async () => {
+  await w?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("GET /{ds}/reach", () => {
   test("counts per seed equal a plain BFS and the CLI's; rounds and bytes are the x-rete counters", async () => {

@@ -4,7 +4,7 @@
 // form, a file without an index, the Service Description's text:query feature, and text:query
 // through /{ds}/sparql.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -50,7 +50,10 @@ beforeAll(async () => {
   await w.publish("plain", build("plain", ["--no-search"]));
   await w.publish("qudt", resolve(FILES, "qudt.rete"));
 });
-afterAll(() => w?.dispose());
+afterAll(async () => {
+  await w?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("GET /{ds}/search", () => {
   test("the CLI's JSON contract, best first, the same hits as `rete search` on the file", async () => {
