@@ -230,6 +230,17 @@ pub struct Store<S> {
     places: RefCell<BTreeMap<BlockKey, tree::Place>>,
     /// Dictionary blocks placed for id lookups (see [`PlacedTerms`]).
     placed_terms: RefCell<PlacedTerms>,
+    /// The card's datatypes and language tags once read (see [`Store::literal_kinds`]).
+    literal_kinds: RefCell<Option<Option<Arc<LiteralKinds>>>>,
+}
+
+/// Every datatype and language tag of a file's literals (FORMAT.md §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiteralKinds {
+    /// Datatype IRIs, `xsd:string` and `rdf:langString` included when used.
+    pub datatypes: Vec<String>,
+    /// Language tags as encoded (FORMAT.md §5.1: a base direction as a `--ltr`/`--rtl` suffix).
+    pub languages: Vec<String>,
 }
 
 /// What the first read of a file says (FORMAT.md §1): everything needed to
@@ -290,6 +301,7 @@ impl<S: RangeSource> Store<S> {
             search_root: RefCell::default(),
             places: RefCell::default(),
             placed_terms: RefCell::default(),
+            literal_kinds: RefCell::default(),
         }
     }
 
@@ -347,6 +359,24 @@ impl<S: RangeSource> Store<S> {
     pub fn card(&self) -> Result<Card, ReadError> {
         let section = *self.header.required(SectionKind::Card)?;
         self.json_section(section, "CARD", MAX_CARD_BYTES)
+    }
+
+    /// Every datatype and language tag of the file's literals, from the card,
+    /// read once per store; `None` when the card does not list them all (a
+    /// format 1.0 card has no such members; `_more` counts some left out).
+    pub fn literal_kinds(&self) -> Result<Option<Arc<LiteralKinds>>, ReadError> {
+        if let Some(kinds) = &*self.literal_kinds.borrow() {
+            return Ok(kinds.clone());
+        }
+        let kinds = if (self.header.major_version, self.header.minor_version) < (1, 1) {
+            None
+        } else {
+            let card = self.card()?;
+            (card.datatypes_more == 0 && card.languages_more == 0)
+                .then(|| Arc::new(LiteralKinds { datatypes: card.datatypes.into_iter().map(|d| d.iri).collect(), languages: card.languages.into_iter().map(|l| l.tag).collect() }))
+        };
+        *self.literal_kinds.borrow_mut() = Some(kinds.clone());
+        Ok(kinds)
     }
 
     /// The CARD section's JSON text as the file holds it (checked and

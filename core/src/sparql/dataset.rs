@@ -22,14 +22,14 @@ use super::error::QueryError;
 use super::memo::TermMemos;
 use super::term_functions;
 use super::top_k::Restriction;
-use super::value_ranges::ObjectRange;
+use super::value_ranges::{ObjectRange, Objects};
 use crate::format::term::TRIPLE_TERM;
-use crate::read::{GraphFilter, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
+use crate::read::{GraphFilter, LiteralKinds, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
 use crate::{Permutation, RangeSource, ReadError, Store, TermId};
-use oxrdf::vocab::xsd;
-use oxrdf::{NamedNode, Term, TermRef};
-use rustc_hash::FxHashMap;
+use oxrdf::vocab::{rdf, xsd};
+use oxrdf::{BaseDirection, Literal, NamedNode, Term, TermRef};
 use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::rc::Rc;
@@ -74,12 +74,6 @@ pub(crate) struct Stopped;
 pub(crate) struct StoreDataset<'a, S> {
     store: &'a Store<S>,
     meter: Arc<Meter>,
-    /// Values whose stored lexical form spareval would lose, by the form it
-    /// gives them (see `externalize_expression_term`).
-    reshaped: RefCell<FxHashMap<Term, TermId>>,
-    /// The same for numbers and dates inside stored triple terms, which need
-    /// not be terms of the dictionary: the form spareval gives them → the stored one.
-    reshaped_parts: RefCell<FxHashMap<Term, Term>>,
     /// Bytes of quad blocks asked for speculatively in this run.
     speculated_bytes: Cell<u64>,
     /// The default graph is the union of every graph (FORMAT.md §2, `flags`).
@@ -90,12 +84,11 @@ pub(crate) struct StoreDataset<'a, S> {
     reader: RefCell<TermReader>,
     /// Objects FILTERs allow for the only pattern with a predicate (`value_ranges.rs`).
     object_ranges: Vec<ObjectRange>,
+    /// The stored terms of a lexical form, once looked up (`lexical_objects`).
+    lexical_objects: RefCell<FxHashMap<String, Option<Bound>>>,
     /// The objects a top-k sort reads of its predicate (`top_k.rs`).
     restriction: Option<Restriction>,
 }
-
-/// Bounds `reshaped`; past it, values get spareval's own forms.
-const MAX_RESHAPED: usize = 1 << 16;
 
 /// Speculation is bounded per pattern by [`SPECULATE_MAX_BLOCKS`] and
 /// [`SPECULATE_MAX_BYTES`] (read/mod.rs)…
@@ -106,12 +99,20 @@ const SPECULATE_MAX_RUN_BYTES: u64 = 8 << 20;
 /// missed blocks (never part of a complete answer).
 const PENDING_IRI: &str = "urn:x-rete:pending:";
 
+/// At most this many lookups answer a lexical-form filter (one per datatype
+/// and language tag); past it the pattern reads every object, which costs
+/// fewer dictionary blocks cold.
+const MAX_LEXICAL_LOOKUPS: usize = 64;
+
 /// How a pattern position constrains ids.
+#[derive(Debug, Clone)]
 enum Bound {
     Free,
     Id(TermId),
     /// The consecutive ids of the triple terms a triple term with free parts matches.
     Ids(Range<TermId>),
+    /// Each of these ids (ascending, at least one), read one after another.
+    Each(Rc<[TermId]>),
     /// Not known in this run (dictionary blocks missing): within these ids,
     /// one of them unless `ranged`.
     Pending { ids: Range<TermId>, ranged: bool },
@@ -140,17 +141,18 @@ impl Bound {
             Self::Free | Self::Absent => None,
             Self::Id(id) => Some(*id..id.saturating_add(1)),
             Self::Ids(ids) | Self::Pending { ids, .. } => Some(ids.clone()),
+            Self::Each(ids) => Some(*ids.first()?..ids.last()?.saturating_add(1)),
         }
     }
 
     fn is_ranged(&self) -> bool {
-        matches!(self, Self::Ids(_) | Self::Pending { ranged: true, .. })
+        matches!(self, Self::Ids(_) | Self::Each(_) | Self::Pending { ranged: true, .. })
     }
 }
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, reshaped: RefCell::default(), reshaped_parts: RefCell::default(), speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), restriction: None }
+        Self { store, meter, speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), lexical_objects: RefCell::default(), restriction: None }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -184,18 +186,76 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
             InternalTerm::Pending(term, _) => matches!(term.as_ref(), Term::NamedNode(node) if *node == range.predicate),
             InternalTerm::Computed(_) | InternalTerm::TripleTerms(_) => false,
         })?;
-        Some(match self.store.ids_between(&range.low, Some(&range.high)) {
+        let (low, high) = match &range.objects {
+            Objects::Between { low, high } => (low, high),
+            Objects::Lexical(lexical) => return self.lexical_objects(lexical),
+        };
+        Some(match self.store.ids_between(low, Some(high)) {
             Ok(ids) if ids.is_empty() => Bound::Absent,
             Ok(ids) => Bound::Ids(ids),
             Err(ReadError::Missing(ranges)) => {
                 self.meter.note_missing(&ranges);
-                Bound::Pending { ids: self.store.ids_around_between(&range.low, Some(&range.high)), ranged: true }
+                Bound::Pending { ids: self.store.ids_around_between(low, Some(high)), ranged: true }
             }
             Err(error) => {
                 self.fail(error);
                 Bound::Absent
             }
         })
+    }
+
+    /// The stored terms whose lexical form (or IRI) is `lexical`, for a
+    /// `FILTER(STR(?o) = "lexical")`: one lookup per datatype and language
+    /// tag of the file's literals (the card lists them, FORMAT.md §7), the
+    /// simple literal and the IRI. `None` (read every object) when the card
+    /// does not list them all or they are more than [`MAX_LEXICAL_LOOKUPS`].
+    /// In a run that misses a block, nothing: the run is thrown away.
+    fn lexical_objects(&self, lexical: &str) -> Option<Bound> {
+        if let Some(bound) = self.lexical_objects.borrow().get(lexical) {
+            return bound.clone();
+        }
+        let kinds = match self.store.literal_kinds() {
+            Ok(kinds) => kinds,
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                return Some(Bound::Absent);
+            }
+            Err(error) => {
+                self.fail(error);
+                return Some(Bound::Absent);
+            }
+        };
+        let Some(candidates) = kinds.and_then(|kinds| lexical_candidates(lexical, &kinds)) else {
+            self.lexical_objects.borrow_mut().insert(lexical.to_owned(), None);
+            return None;
+        };
+        let mut ids = Vec::new();
+        let mut complete = true;
+        for candidate in candidates {
+            if !self.meter.step() {
+                return Some(Bound::Absent);
+            }
+            match self.store.encoded_term_id(&self.store.encode_term(candidate.as_ref())) {
+                Ok(Some(id)) => ids.push(id),
+                Ok(None) => {}
+                Err(ReadError::Missing(ranges)) => {
+                    self.meter.note_missing(&ranges);
+                    complete = false;
+                }
+                Err(error) => {
+                    self.fail(error);
+                    return Some(Bound::Absent);
+                }
+            }
+        }
+        if !complete {
+            return Some(Bound::Absent);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let bound = if ids.is_empty() { Bound::Absent } else { Bound::Each(ids.into()) };
+        self.lexical_objects.borrow_mut().insert(lexical.to_owned(), Some(bound.clone()));
+        Some(bound)
     }
 
     /// The encoded form of a part of a triple term (`None`: not decoded in
@@ -255,26 +315,6 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         }
     }
 
-    /// Remembers the stored form of each number or date inside a stored
-    /// triple term whose value spareval writes otherwise (`reshaped_parts`).
-    fn remember_part_forms(&self, triple: &oxrdf::Triple) {
-        match &triple.object {
-            Term::Triple(inner) => self.remember_part_forms(inner),
-            part if keeps_form(part) => {
-                let value = ExpressionTerm::from(part.clone());
-                if matches!(value, ExpressionTerm::OtherTypedLiteral { .. }) {
-                    return;
-                }
-                let normalized = Term::from(value);
-                let mut parts = self.reshaped_parts.borrow_mut();
-                if normalized != *part && parts.len() < MAX_RESHAPED {
-                    parts.entry(normalized).or_insert_with(|| part.clone());
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// Asks for the quad blocks a pattern with pending terms would read, so
     /// they come in the same round as the terms' dictionary blocks.
     fn speculate(&self, bounds: [&Bound; 3]) {
@@ -327,12 +367,18 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                Some(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph }))
+                let ranges = |object| QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object, graph };
+                match &bounds[2] {
+                    Bound::Each(objects) => Some(objects.iter().map(|&id| ranges(Some(id..id.saturating_add(1)))).collect()),
+                    object => Some(vec![ranges(object.ids())]),
+                }
             }
             _ => None,
         };
         let merged = self.union_default_graph && graph_name == Some(None);
-        Scan { quads, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
+        let mut ranges = quads.unwrap_or_default().into_iter();
+        let quads = ranges.next().map(|first| self.store.quads_in(first));
+        Scan { store: self.store, quads, ranges, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
     }
 
     fn internal_named_graphs(&self) -> impl Iterator<Item = Result<InternalTerm, Stopped>> + use<'a, S> {
@@ -377,30 +423,15 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         if let Some(value) = self.memos.values.get(id) {
             return if self.meter.step() { Ok(value) } else { Err(Stopped) };
         }
+        // A value drops a number's lexical form (`"01"^^xsd:integer` is the
+        // value 1); a term that only passes through (a variable bound again,
+        // MIN/MAX/SAMPLE, COALESCE/IF, a triple term's parts) stays an internal
+        // term in spareval (vendor/README.md change 15), so its form is kept.
         let (stored, complete) = self.decode(id)?;
-        // spareval keeps numbers and dates as values, dropping their lexical
-        // form: `"01"^^xsd:integer` comes back as `"1"`. Remember which stored
-        // term a value came from, so a value that only passes through (MIN,
-        // MAX, SAMPLE, COALESCE, IF, unary +) keeps its exact form (`keeps_form`).
-        // A triple term's parts are values too, and spareval takes it apart
-        // (patterns inside it, SUBJECT/OBJECT) through those values.
-        if let Term::Triple(triple) = &stored {
-            self.remember_part_forms(triple);
-        }
-        let typed = keeps_form(&stored) || stored.is_triple();
         let bytes = term_bytes(stored.as_ref());
-        let (value, typed) = if typed { (ExpressionTerm::from(stored.clone()), Some(stored)) } else { (ExpressionTerm::from(stored), None) };
+        let value = ExpressionTerm::from(stored);
         if complete {
             self.memos.values.offer(id, &value, bytes);
-        }
-        if let Some(stored) = typed.filter(|_| !matches!(value, ExpressionTerm::OtherTypedLiteral { .. })) {
-            let normalized = Term::from(value.clone());
-            if normalized != stored {
-                let mut reshaped = self.reshaped.borrow_mut();
-                if reshaped.len() < MAX_RESHAPED {
-                    reshaped.entry(normalized).or_insert(id);
-                }
-            }
         }
         Ok(value)
     }
@@ -465,14 +496,9 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         if self.meter.is_stopped() {
             return Err(Stopped);
         }
+        // A computed value is a term in its canonical form: equal to a stored
+        // term only when that term is written the same way.
         let term = Term::from(term);
-        if let Some(&id) = self.reshaped.borrow().get(&term) {
-            return Ok(InternalTerm::Stored(id));
-        }
-        let part = self.reshaped_parts.borrow().get(&term).cloned();
-        if let Some(stored) = part {
-            return self.lookup(stored);
-        }
         let bytes = term_bytes(term.as_ref());
         if !self.meter.compute(bytes) {
             return Err(Stopped);
@@ -486,6 +512,28 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         }
         Ok(internal)
     }
+}
+
+/// The terms whose `STR` is `lexical`: the simple literal, the literal of each
+/// other datatype and each language tag of the file, the IRI if `lexical` is
+/// one; `None` when they are more than [`MAX_LEXICAL_LOOKUPS`].
+fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> {
+    let mut terms: Vec<Term> = vec![Literal::new_simple_literal(lexical).into()];
+    terms.extend(NamedNode::new(lexical).ok().map(Term::from));
+    for datatype in &kinds.datatypes {
+        if ![xsd::STRING.as_str(), rdf::LANG_STRING.as_str(), rdf::DIR_LANG_STRING.as_str()].contains(&datatype.as_str()) {
+            terms.push(Literal::new_typed_literal(lexical, NamedNode::new_unchecked(datatype.as_str())).into());
+        }
+    }
+    for tag in &kinds.languages {
+        terms.push(match tag.split_once("--") {
+            Some((language, "ltr")) => Literal::new_directional_language_tagged_literal_unchecked(lexical, language, BaseDirection::Ltr),
+            Some((language, "rtl")) => Literal::new_directional_language_tagged_literal_unchecked(lexical, language, BaseDirection::Rtl),
+            _ => Literal::new_language_tagged_literal_unchecked(lexical, tag.as_str()),
+        }
+        .into());
+    }
+    (terms.len() <= MAX_LEXICAL_LOOKUPS).then_some(terms)
 }
 
 /// An object bound narrowed to a top-k restriction's ids (`None`: nothing).
@@ -502,27 +550,6 @@ fn restricted(bound: Bound, objects: Option<&Range<TermId>>) -> Bound {
     }
 }
 
-/// Whether spareval's value of a stored term may drop its lexical form: a
-/// typed literal other than a string. Booleans are left out: a cast to
-/// xsd:boolean must give `true`/`false`. IRIs, strings and language-tagged
-/// strings keep their form as they are, and so does an xsd:integer in its
-/// canonical form (its value is written back the same): remembering its
-/// form cost a copy of the literal and its canonical form per number read
-/// (issue 14, CLDR 08).
-fn keeps_form(term: &Term) -> bool {
-    matches!(term, Term::Literal(literal) if literal.language().is_none()
-        && ![xsd::STRING, xsd::BOOLEAN].contains(&literal.datatype())
-        && !(literal.datatype() == xsd::INTEGER && is_canonical_integer(literal.value())))
-}
-
-/// `0`, or an optional `-` and digits without a leading zero (XSD 1.1
-/// §3.4.13.2, xsd:integer's canonical mapping).
-fn is_canonical_integer(lexical: &str) -> bool {
-    let digits = lexical.strip_prefix('-').unwrap_or(lexical);
-    let all_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    all_digits && (lexical == "0" || !digits.starts_with('0'))
-}
-
 fn term_bytes(term: TermRef<'_>) -> u64 {
     let bytes = match term {
         TermRef::NamedNode(node) => node.as_str().len(),
@@ -536,13 +563,27 @@ fn term_bytes(term: TermRef<'_>) -> u64 {
 /// The quads of one pattern, counted against the budget. It ends as soon as
 /// evaluation is stopped, whoever stopped it, and at a missing block.
 struct Scan<'a, S> {
+    store: &'a Store<S>,
     quads: Option<QuadIter<'a, S>>,
+    /// The ranges to read after `quads` (one per object of [`Bound::Each`]).
+    ranges: std::vec::IntoIter<QuadRanges>,
     meter: Arc<Meter>,
     /// Reading the union default graph: every quad goes to the default
     /// graph, and a triple held in several graphs counts once. Keys end with
     /// the graph (FORMAT.md §6), so copies of a triple come one after
     /// another; this holds the last triple handed out.
     merge_graphs: Option<Option<[TermId; 3]>>,
+}
+
+impl<S: RangeSource> Scan<'_, S> {
+    fn next_quad(&mut self) -> Option<Result<[TermId; 4], ReadError>> {
+        loop {
+            if let Some(next) = self.quads.as_mut()?.next() {
+                return Some(next);
+            }
+            self.quads = Some(self.store.quads_in(self.ranges.next()?));
+        }
+    }
 }
 
 impl<S: RangeSource> Iterator for Scan<'_, S> {
@@ -553,15 +594,15 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
             self.quads = None;
             return None;
         }
-        let mut next = self.quads.as_mut()?.next()?;
-        if let Some(last) = &mut self.merge_graphs {
+        let mut next = self.next_quad()?;
+        if self.merge_graphs.is_some() {
             while let Ok([s, p, o, g]) = &mut next {
-                if *last != Some([*s, *p, *o]) {
-                    *last = Some([*s, *p, *o]);
+                if self.merge_graphs != Some(Some([*s, *p, *o])) {
+                    self.merge_graphs = Some(Some([*s, *p, *o]));
                     *g = 0;
                     break;
                 }
-                next = self.quads.as_mut()?.next()?;
+                next = self.next_quad()?;
             }
         }
         let item = match next {

@@ -98,10 +98,10 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
     let (query, unknown_functions) = adapt(searched.as_ref().unwrap_or(query));
     // Range FILTERs on numbers and dates read only their range, and top-k
-    // sorts on them only their top k (FORMAT.md §5.1.1), found before the
-    // step hooks reshape the pattern.
+    // sorts on them only their top k (FORMAT.md §5.1.1), lexical-form
+    // FILTERs only their terms, found before the step hooks reshape the pattern.
     let value_order = store.header().literal_order() == LiteralOrder::Value;
-    let object_ranges = if value_order { value_ranges::object_ranges(&query) } else { Vec::new() };
+    let object_ranges = value_ranges::object_ranges(&query, value_order);
     let run = Run { store, options, meter: &meter, unknown_functions: &unknown_functions, object_ranges: &object_ranges };
     let top = if value_order { top_k::top_k(&query).filter(|top| !object_ranges.iter().any(|range| range.predicate == top.predicate)) } else { None };
     let restriction = top.and_then(|top| top_k::restriction(store, &meter, &top, &mut |restriction, limit| run.count(&query, &top.pattern, restriction, limit)));

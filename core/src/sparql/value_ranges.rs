@@ -5,6 +5,11 @@
 //! `required_features` bit 2 (FORMAT.md §5.1.1), so the values between two
 //! keys are one id range.
 //!
+//! A lexical-form filter, `FILTER(STR(?v) = "c")`, reads only the objects
+//! whose lexical form (or IRI) is `c`: the dataset looks up the few terms
+//! that can be, one per datatype and language tag of the file (`dataset.rs`),
+//! instead of reading and decoding every object of `p` (issue 14, qudt 07).
+//!
 //! Pruning only: the FILTER stays and spareval evaluates it on what is read,
 //! so the range need only hold every value the FILTER keeps. It is widened
 //! for what keys cannot tell apart (numbers rounded to a double, a float
@@ -18,25 +23,33 @@
 
 use super::algebra::{VisitMut, query_pattern_mut, walk_pattern};
 use crate::format::term::{self, ValueKey};
+use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Variable};
 use rustc_hash::FxHashMap;
 use spargebra::Query;
-use spargebra::algebra::{Expression, GraphPattern};
+use spargebra::algebra::{Expression, Function, GraphPattern};
 use spargebra::term::{NamedNodePattern, TermPattern};
 
-/// The objects a pattern with this predicate needs: the encoded terms in
-/// `[low, high)`, all of one value-ordered kind.
+/// The objects a pattern with this predicate needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ObjectRange {
     pub predicate: NamedNode,
-    pub low: Vec<u8>,
-    pub high: Vec<u8>,
+    pub objects: Objects,
 }
 
-/// The object ranges a query's FILTERs allow (see the module doc).
-pub(crate) fn object_ranges(query: &Query) -> Vec<ObjectRange> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Objects {
+    /// The encoded terms in `[low, high)`, all of one value-ordered kind.
+    Between { low: Vec<u8>, high: Vec<u8> },
+    /// The terms whose lexical form, or IRI, is this string.
+    Lexical(String),
+}
+
+/// The object ranges a query's FILTERs allow (see the module doc); ranges
+/// of values only when the file's numbers and dates are in value order.
+pub(crate) fn object_ranges(query: &Query, value_order: bool) -> Vec<ObjectRange> {
     let mut query = query.clone();
-    let mut finder = Finder::default();
+    let mut finder = Finder { value_order, ..Finder::default() };
     finder.pattern(query_pattern_mut(&mut query));
     if finder.open_predicate {
         return Vec::new();
@@ -73,6 +86,8 @@ struct Finder {
     /// may then be read with any predicate, and no range applies.
     open_predicate: bool,
     ranges: Vec<ObjectRange>,
+    /// Whether ranges of values apply (FORMAT.md §5.1.1).
+    value_order: bool,
 }
 
 impl VisitMut for Finder {
@@ -88,13 +103,16 @@ impl VisitMut for Finder {
             }
             GraphPattern::Path { .. } => self.open_predicate = true,
             GraphPattern::Filter { expr, inner } => {
-                let bounds = variable_bounds(expr);
-                if !bounds.is_empty() {
+                let bounds = if self.value_order { variable_bounds(expr) } else { FxHashMap::default() };
+                let forms = lexical_forms(expr);
+                if !bounds.is_empty() || !forms.is_empty() {
                     let mut patterns = Vec::new();
                     joined_patterns(inner, &mut patterns);
                     for (predicate, object) in patterns {
                         if let Some(bounds) = bounds.get(&object) {
                             self.ranges.push(bounds.range(predicate));
+                        } else if let Some(lexical) = forms.get(&object) {
+                            self.ranges.push(ObjectRange { predicate, objects: Objects::Lexical(lexical.clone()) });
                         }
                     }
                 }
@@ -182,7 +200,7 @@ impl Bounds {
             }
             None => vec![self.kind + 1],
         };
-        ObjectRange { predicate, low, high }
+        ObjectRange { predicate, objects: Objects::Between { low, high } }
     }
 
     fn merge(&mut self, other: Bounds) -> bool {
@@ -223,6 +241,29 @@ fn variable_bounds(expression: &Expression) -> FxHashMap<Variable, Bounds> {
         bounds.remove(&variable);
     }
     bounds
+}
+
+/// The variables a FILTER's top-level conjuncts give a lexical form:
+/// `STR(?v) = "c"` or `"c" = STR(?v)`, `c` a simple literal (`STR` gives
+/// one; compared with anything else it is never equal). A variable given
+/// two forms keeps the first: the FILTER keeps only what both allow, and
+/// the objects read need only hold that.
+fn lexical_forms(expression: &Expression) -> FxHashMap<Variable, String> {
+    let mut conjuncts = Vec::new();
+    flatten_and(expression, &mut conjuncts);
+    let mut forms = FxHashMap::default();
+    for conjunct in conjuncts {
+        let Expression::Equal(a, b) = conjunct else { continue };
+        let (call, constant) = match (a.as_ref(), b.as_ref()) {
+            (Expression::FunctionCall(Function::Str, arguments), Expression::Literal(literal))
+            | (Expression::Literal(literal), Expression::FunctionCall(Function::Str, arguments)) => (arguments, literal),
+            _ => continue,
+        };
+        if let ([Expression::Variable(variable)], xsd::STRING) = (call.as_slice(), constant.datatype()) {
+            forms.entry(variable.clone()).or_insert_with(|| constant.value().to_owned());
+        }
+    }
+    forms
 }
 
 fn flatten_and<'e>(expression: &'e Expression, out: &mut Vec<&'e Expression>) {
@@ -284,7 +325,14 @@ mod tests {
     use crate::sparql::parse_query;
 
     fn ranges(query: &str) -> Vec<ObjectRange> {
-        object_ranges(&parse_query(&format!("PREFIX : <http://a/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {query}"), None).unwrap())
+        object_ranges(&parse_query(&format!("PREFIX : <http://a/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {query}"), None).unwrap(), true)
+    }
+
+    fn between(range: &ObjectRange) -> (&[u8], &[u8]) {
+        match &range.objects {
+            Objects::Between { low, high } => (low, high),
+            Objects::Lexical(_) => panic!("not a range: {range:?}"),
+        }
     }
 
     #[test]
@@ -298,19 +346,21 @@ mod tests {
         // 14 hours of slack (a date without timezone against one with): a
         // day starting 13 hours before the bound's still falls in.
         let just_before = term::encode_term(&oxrdf::Literal::new_typed_literal("1850-01-01+13:00", oxrdf::vocab::xsd::DATE));
-        assert!(range.low <= inside && inside < range.high);
-        assert!(before < range.low);
-        assert!(range.low <= just_before);
+        let (low, high) = between(range);
+        assert!(low <= &inside[..] && &inside[..] < high);
+        assert!(&before[..] < low);
+        assert!(low <= &just_before[..]);
     }
 
     #[test]
     fn a_lower_bound_runs_to_the_end_of_the_kind() {
         let found = ranges("SELECT * { ?c :population ?p FILTER(10000000 < ?p) }");
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].high, vec![term::NUMBER + 1]);
+        let (low, high) = between(&found[0]);
+        assert_eq!(high, [term::NUMBER + 1]);
         let big = term::encode_term(&oxrdf::Literal::new_typed_literal("1e9", oxrdf::vocab::xsd::DOUBLE));
         let small = term::encode_term(&oxrdf::Literal::new_typed_literal("9999", oxrdf::vocab::xsd::INTEGER));
-        assert!(found[0].low <= big && small < found[0].low);
+        assert!(low <= &big[..] && &small[..] < low);
     }
 
     #[test]
@@ -323,8 +373,29 @@ mod tests {
             "SELECT * { ?c :population ?p FILTER(?p > 5 && ?p < \"2000-01-01\"^^xsd:date) }",
             "SELECT * { ?c :population ?p FILTER(?p > \"5\") }",
             "SELECT * { { ?c :population ?p } UNION { ?c :x ?p } FILTER(?p > 5) }",
+            "SELECT * { ?u :code ?c . ?v :code ?d FILTER(STR(?c) = \"km\") }",
+            "SELECT * { ?u :code ?c FILTER(STR(?c) = \"km\" || ?c = 1) }",
+            "SELECT * { ?u :code ?c FILTER(STR(?c) = \"km\"@en) }",
+            "SELECT * { ?u :code ?c FILTER(STR(?c) != \"km\") }",
+            "SELECT * { ?u :code ?c FILTER(LCASE(?c) = \"km\") }",
+            "SELECT * { ?u :code ?c OPTIONAL { ?c :x ?y } FILTER(STR(?y) = \"km\") }",
         ] {
             assert_eq!(ranges(query), [], "{query}");
         }
+    }
+
+    #[test]
+    fn a_lexical_form_filter_names_its_objects() {
+        for query in [
+            "ASK { GRAPH ?g { ?u :code ?c FILTER(STR(?c) = \"km/h\") } }",
+            "SELECT * { ?u :code ?c ; :name ?n FILTER(?n != \"x\" && \"km/h\" = STR(?c)) }",
+            "SELECT * { ?u :code ?c FILTER(STR(?c) = \"km/h\"^^xsd:string) }",
+        ] {
+            assert_eq!(ranges(query), [ObjectRange { predicate: NamedNode::new_unchecked("http://a/code"), objects: Objects::Lexical("km/h".into()) }], "{query}");
+        }
+        // Without value order, only lexical forms.
+        let query = parse_query("PREFIX : <http://a/> SELECT * { ?u :code ?c ; :n ?n FILTER(STR(?c) = \"x\" && ?n > 3) }", None).unwrap();
+        assert_eq!(object_ranges(&query, false).len(), 1);
+        assert_eq!(object_ranges(&query, true).len(), 2);
     }
 }

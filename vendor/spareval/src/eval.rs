@@ -1833,11 +1833,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                     for (accumulator, variable) in
                                         accumulators.into_iter().zip(&accumulator_variables)
                                     {
-                                        if let Some(value) = accumulator.finish() {
-                                            result.set(
+                                        match accumulator.finish() {
+                                            Some(Aggregated::Term(term)) => {
+                                                result.set(*variable, term);
+                                            }
+                                            Some(Aggregated::Value(value)) => result.set(
                                                 *variable,
                                                 dataset.internalize_expression_term(value)?,
-                                            );
+                                            ),
+                                            None => {}
                                         }
                                     }
                                     Ok(result)
@@ -1982,6 +1986,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     }
                 }
                 AggregateFunction::Min => {
+                    // rete: the group's term with the least value (see `Self::term_of_group`).
+                    if let Some(builder) = self.term_of_group(
+                        expr,
+                        Ordering::Less,
+                        encoded_variables,
+                        stat_children,
+                    )? {
+                        return Ok(builder);
+                    }
                     let evaluator =
                         self.expression_evaluator(expr, encoded_variables, stat_children)?;
                     if *distinct {
@@ -1998,6 +2011,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     }
                 }
                 AggregateFunction::Max => {
+                    if let Some(builder) = self.term_of_group(
+                        expr,
+                        Ordering::Greater,
+                        encoded_variables,
+                        stat_children,
+                    )? {
+                        return Ok(builder);
+                    }
                     let evaluator =
                         self.expression_evaluator(expr, encoded_variables, stat_children)?;
                     if *distinct {
@@ -2030,6 +2051,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     }
                 }
                 AggregateFunction::Sample => {
+                    if let Some(evaluator) =
+                        self.internal_expression_evaluator(expr, encoded_variables, stat_children)?
+                    {
+                        return Ok(Box::new(move || AccumulatorWrapper::SampleInternal {
+                            evaluator: Rc::clone(&evaluator),
+                            term: None,
+                        }));
+                    }
                     let evaluator =
                         self.expression_evaluator(expr, encoded_variables, stat_children)?;
                     Box::new(move || AccumulatorWrapper::Sample {
@@ -2082,6 +2111,36 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 }
             },
         })
+    }
+
+    /// rete: MIN and MAX of an expression whose values are terms as stored (a variable, a
+    /// constant, COALESCE/IF of those) give the group's term itself: `MAX(?n)` over a stored
+    /// `"030"^^xsd:integer` is that term (SPARQL 1.1 §18.5.1.5 picks a term of the multiset),
+    /// where upstream gave the value's canonical form `"30"`. The values are compared as
+    /// upstream compares them; of equal values the first met is kept, as upstream keeps it
+    /// (so DISTINCT changes nothing). `None`: the expression computes its values.
+    fn term_of_group(
+        &self,
+        expression: &Expression,
+        wins: Ordering,
+        encoded_variables: &mut Vec<Variable>,
+        stat_children: &mut Vec<Rc<EvalNodeWithStats>>,
+    ) -> Result<Option<Box<dyn Fn() -> AccumulatorWrapper<'a, D::InternalTerm> + 'a>>, QueryEvaluationError>
+    {
+        let Some(evaluator) =
+            self.internal_expression_evaluator(expression, encoded_variables, stat_children)?
+        else {
+            return Ok(None);
+        };
+        let dataset = self.dataset.clone();
+        let value: Rc<dyn Fn(D::InternalTerm) -> Option<ExpressionTerm> + 'a> =
+            Rc::new(move |term| dataset.externalize_expression_term(term).ok());
+        Ok(Some(Box::new(move || AccumulatorWrapper::TermOfGroup {
+            evaluator: Rc::clone(&evaluator),
+            value: Rc::clone(&value),
+            wins,
+            best: Some(None),
+        })))
     }
 
     /// Evaluates an expression and returns an internal term
@@ -2308,6 +2367,11 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
         move |t| dataset.externalize_term(t).ok()
     }
 
+    fn build_internalize_term(&mut self) -> impl Fn(Term) -> Option<D::InternalTerm> + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t| dataset.internalize_term(t).ok()
+    }
+
     fn build_term_function(
         &mut self,
         function: TermFunction,
@@ -2465,9 +2529,22 @@ enum AccumulatorWrapper<'a, T> {
         count: u64,
     },
     Sample {
-        // TODO: add internal variant
         evaluator: Rc<dyn Fn(&InternalTuple<T>) -> Option<ExpressionTerm> + 'a>,
         value: Option<ExpressionTerm>,
+    },
+    /// rete: SAMPLE of terms as stored gives the term, not its value's canonical form.
+    SampleInternal {
+        evaluator: Rc<dyn Fn(&InternalTuple<T>) -> Option<T> + 'a>,
+        term: Option<T>,
+    },
+    /// rete: MIN (`wins` is `Less`) or MAX (`Greater`) of terms as stored
+    /// (`SimpleEvaluator::term_of_group`). `best` is `None` once a row had no value (the
+    /// aggregate is then an error, as upstream's), `Some(None)` before the first row.
+    TermOfGroup {
+        evaluator: Rc<dyn Fn(&InternalTuple<T>) -> Option<T> + 'a>,
+        value: Rc<dyn Fn(T) -> Option<ExpressionTerm> + 'a>,
+        wins: Ordering,
+        best: Option<Option<(ExpressionTerm, T)>>,
     },
     Expression {
         evaluator: Rc<dyn Fn(&InternalTuple<T>) -> Option<ExpressionTerm> + 'a>,
@@ -2514,6 +2591,36 @@ impl<T: Clone + Eq + Hash> AccumulatorWrapper<'_, T> {
                 }
                 *value = evaluator(tuple);
             }
+            Self::SampleInternal { evaluator, term } => {
+                if term.is_none() {
+                    *term = evaluator(tuple);
+                }
+            }
+            Self::TermOfGroup {
+                evaluator,
+                value,
+                wins,
+                best,
+            } => {
+                let Some(current) = best else {
+                    return; // Already failed
+                };
+                let Some((term, term_value)) =
+                    evaluator(tuple).and_then(|term| Some((term.clone(), value(term)?)))
+                else {
+                    *best = None;
+                    return;
+                };
+                let better = match current {
+                    Some((best_value, _)) => {
+                        cmp_terms(Some(&term_value), Some(best_value)) == *wins
+                    }
+                    None => true,
+                };
+                if better {
+                    *current = Some((term_value, term));
+                }
+            }
             Self::Expression {
                 evaluator,
                 accumulator,
@@ -2552,20 +2659,29 @@ impl<T: Clone + Eq + Hash> AccumulatorWrapper<'_, T> {
         }
     }
 
-    fn finish(self) -> Option<ExpressionTerm> {
+    fn finish(self) -> Option<Aggregated<T>> {
         match self {
             Self::CountTuple { count, .. }
             | Self::CountDistinctTuple { count, .. }
             | Self::CountInternal { count, .. }
-            | Self::CountDistinctInternal { count, .. } => Some(ExpressionTerm::IntegerLiteral(
-                i64::try_from(count).ok()?.into(),
+            | Self::CountDistinctInternal { count, .. } => Some(Aggregated::Value(
+                ExpressionTerm::IntegerLiteral(i64::try_from(count).ok()?.into()),
             )),
-            Self::Sample { value, .. } => value,
+            Self::Sample { value, .. } => value.map(Aggregated::Value),
+            Self::SampleInternal { term, .. } => term.map(Aggregated::Term),
+            Self::TermOfGroup { best, .. } => best?.map(|(_, term)| Aggregated::Term(term)),
             Self::Expression { accumulator, .. } | Self::DistinctExpression { accumulator, .. } => {
-                accumulator?.finish()
+                accumulator?.finish().map(Aggregated::Value)
             }
         }
     }
+}
+
+/// rete: an aggregate's result: a term of the group as the dataset holds it (MIN, MAX and
+/// SAMPLE of terms as stored) or a value it computed.
+enum Aggregated<T> {
+    Term(T),
+    Value(ExpressionTerm),
 }
 
 trait Accumulator {

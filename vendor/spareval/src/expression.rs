@@ -7,7 +7,7 @@ use md5::{Digest, Md5};
 use oxiri::Iri;
 use oxrdf::vocab::{rdf, xsd};
 #[cfg(feature = "sparql-12")]
-use oxrdf::{BaseDirection, NamedOrBlankNode};
+use oxrdf::{BaseDirection, NamedOrBlankNode, Triple};
 use oxrdf::{BlankNode, Literal, NamedNode, Term, Variable};
 #[cfg(feature = "sep-0002")]
 use oxsdatatypes::{Date, DayTimeDuration, Duration, Time, TimezoneOffset, YearMonthDuration};
@@ -62,6 +62,8 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn custom_functions(&mut self) -> &CustomFunctionRegistry;
     /// rete: the RDF term of an internal term, with its lexical form as stored.
     fn build_externalize_term(&mut self) -> impl Fn(Self::Term) -> Option<Term> + 'a;
+    /// rete: the internal term of an RDF term, its lexical form kept.
+    fn build_internalize_term(&mut self) -> impl Fn(Term) -> Option<Self::Term> + 'a;
     /// rete: a key that tells solution mappings apart, for `BNODE(str)`: equal for the
     /// expressions evaluated on one solution, different across solutions and queries.
     fn build_solution_key(&mut self) -> impl Fn(&Self::Tuple) -> u128 + 'a;
@@ -1651,12 +1653,12 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
             Rc::new(move |_| Some(t.clone()))
         }
         Expression::Variable(v) => Rc::new(context.build_variable_lookup(v)),
+        // rete: COALESCE and IF give the term of the expression they pick (SPARQL 1.1
+        // §17.4.1.3, §17.4.1.2): a stored `"01"^^xsd:integer` stays that term. When a branch is
+        // computed and another is not, the computed one is internalized; upstream gave `None`,
+        // and the value path dropped the picked term's lexical form.
         Expression::Coalesce(l) => {
-            let Some(l) = l
-                .iter()
-                .map(|e| try_build_internal_expression_evaluator(e, context))
-                .collect::<Result<Option<Vec<_>>, _>>()?
-            else {
+            let Some(l) = internal_or_internalized(l.iter(), context)? else {
                 return Ok(None);
             };
             Rc::new(move |tuple| {
@@ -1670,10 +1672,9 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
         }
         Expression::If(a, b, c) => {
             let a = build_expression_evaluator(a, context)?;
-            let Some(b) = try_build_internal_expression_evaluator(b, context)? else {
-                return Ok(None);
-            };
-            let Some(c) = try_build_internal_expression_evaluator(c, context)? else {
+            let Some([b, c]) = internal_or_internalized([&**b, &**c].into_iter(), context)?
+                .and_then(|l| <[_; 2]>::try_from(l).ok())
+            else {
                 return Ok(None);
             };
             Rc::new(move |tuple| {
@@ -1684,8 +1685,86 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
                 }
             })
         }
+        // rete: the parts of a triple term as terms, and a triple term of terms (SPARQL 1.2
+        // SUBJECT, PREDICATE, OBJECT, TRIPLE): `OBJECT(?t)` of a stored
+        // `<<( :s :p "01"^^xsd:integer )>>` is `"01"^^xsd:integer`; upstream took the triple
+        // term's value apart, whose object is the number's value (`"1"`).
+        #[cfg(feature = "sparql-12")]
+        Expression::FunctionCall(
+            function @ (Function::Subject | Function::Predicate | Function::Object),
+            parameters,
+        ) => {
+            let Some(triple) = try_build_internal_expression_evaluator(&parameters[0], context)?
+            else {
+                return Ok(None);
+            };
+            let externalize = context.build_externalize_term();
+            let internalize = context.build_internalize_term();
+            let function = function.clone();
+            Rc::new(move |tuple| {
+                let Term::Triple(triple) = externalize(triple(tuple)?)? else {
+                    return None;
+                };
+                internalize(match function {
+                    Function::Subject => triple.subject.into(),
+                    Function::Predicate => triple.predicate.into(),
+                    _ => triple.object,
+                })
+            })
+        }
+        #[cfg(feature = "sparql-12")]
+        Expression::FunctionCall(Function::Triple, parameters) => {
+            let Some(parts) = parameters
+                .iter()
+                .map(|e| try_build_internal_expression_evaluator(e, context))
+                .collect::<Result<Option<Vec<_>>, _>>()?
+            else {
+                return Ok(None);
+            };
+            let externalize = context.build_externalize_term();
+            let internalize = context.build_internalize_term();
+            Rc::new(move |tuple| {
+                let [s, p, o] = parts.as_slice() else {
+                    return None;
+                };
+                let subject = match externalize(s(tuple)?)? {
+                    Term::NamedNode(s) => NamedOrBlankNode::NamedNode(s),
+                    Term::BlankNode(s) => NamedOrBlankNode::BlankNode(s),
+                    _ => return None,
+                };
+                let Term::NamedNode(predicate) = externalize(p(tuple)?)? else {
+                    return None;
+                };
+                internalize(Triple::new(subject, predicate, externalize(o(tuple)?)?).into())
+            })
+        }
         _ => return Ok(None),
     }))
+}
+
+/// rete: internal evaluators of `expressions` (COALESCE's arguments, IF's branches), the
+/// computed ones internalized; `None` when every one is computed (the value path is then
+/// cheaper: nothing to internalize).
+#[expect(clippy::type_complexity)]
+fn internal_or_internalized<'a, 'e, C: ExpressionEvaluatorContext<'a>>(
+    expressions: impl Iterator<Item = &'e Expression>,
+    context: &mut C,
+) -> Result<Option<Vec<ExpressionEvaluator<'a, C::Tuple, C::Term>>>, ExpressionEvaluationError<C::Error>>
+{
+    let mut any_internal = false;
+    let mut evaluators = Vec::new();
+    for expression in expressions {
+        if let Some(internal) = try_build_internal_expression_evaluator(expression, context)? {
+            any_internal = true;
+            evaluators.push(internal);
+        } else {
+            let value = build_expression_evaluator(expression, context)?;
+            let internalize = context.build_internalize_expression_term();
+            evaluators.push(Rc::new(move |tuple: &C::Tuple| internalize(value(tuple)?))
+                as ExpressionEvaluator<'a, C::Tuple, C::Term>);
+        }
+    }
+    Ok(any_internal.then_some(evaluators))
 }
 
 /// rete: a function of one term (`TermFunction`). When its argument is a term as stored

@@ -461,6 +461,10 @@ impl QueryEvaluator {
                 Some
             }
 
+            fn build_internalize_term(&mut self) -> impl Fn(Term) -> Option<Term> + 'a {
+                Some
+            }
+
             fn build_term_function(
                 &mut self,
                 _: TermFunction,

@@ -3,7 +3,7 @@
 //! one uses the same format encoders without its disk-backed sorting.
 
 use crate::format::block;
-use crate::format::card::Card;
+use crate::format::card::{Card, DatatypeCount, LanguageCount};
 use crate::format::dictionary::{BlockTarget, DictionaryEncoder};
 use crate::format::index::{DictionaryEntry, GraphEntry, Index, PermutationEntry, Sections};
 use crate::format::permutation::encode_coded_block;
@@ -64,6 +64,28 @@ fn graph_term(graph: &GraphName) -> Option<Term> {
         GraphName::BlankNode(node) => Some(node.clone().into()),
         GraphName::DefaultGraph => None,
     }
+}
+
+/// The card's language tags and datatypes (FORMAT.md §7) of the literals
+/// among `quads`' objects, by distinct literal count as the writer lists them.
+fn literal_kinds(quads: &[Quad]) -> (Vec<LanguageCount>, Vec<DatatypeCount>) {
+    let literals: std::collections::HashSet<&Literal> = quads.iter().filter_map(|q| if let Term::Literal(l) = &q.object { Some(l) } else { None }).collect();
+    let mut languages: BTreeMap<String, u64> = BTreeMap::new();
+    let mut datatypes: BTreeMap<String, u64> = BTreeMap::new();
+    for literal in literals {
+        if let Some(language) = literal.language() {
+            let tag = match literal.direction() {
+                Some(oxrdf::BaseDirection::Ltr) => format!("{language}--ltr"),
+                Some(oxrdf::BaseDirection::Rtl) => format!("{language}--rtl"),
+                None => language.to_owned(),
+            };
+            *languages.entry(tag).or_default() += 1;
+            *datatypes.entry(oxrdf::vocab::rdf::LANG_STRING.as_str().to_owned()).or_default() += 1;
+        } else {
+            *datatypes.entry(literal.datatype().as_str().to_owned()).or_default() += 1;
+        }
+    }
+    (languages.into_iter().map(|(tag, literals)| LanguageCount { tag, literals }).collect(), datatypes.into_iter().map(|(iri, literals)| DatatypeCount { iri, literals }).collect())
 }
 
 /// Encodes `quads` with at most `block_quads` quads per permutation block
@@ -133,7 +155,8 @@ fn build_flagged(quads: &[Quad], block_quads: usize, dictionary_block_bytes: usi
 
     let index = Index::flat(dictionary_entries, graphs.iter().map(|(&id, &quad_count)| GraphEntry { id, quad_count }).collect(), permutation_entries);
     let index_sealed = block::compress(&index.encode(&Sections::default())).expect("zstd");
-    let card = Card { rete_version: "test".into(), quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64, ..Card::default() };
+    let (languages, datatypes) = literal_kinds(quads);
+    let card = Card { rete_version: "test".into(), quads: spog.len() as u64, terms: terms.len() as u64, graphs: graphs.len() as u64, languages, datatypes, ..Card::default() };
     let card_sealed = block::compress(&serde_json::to_vec(&card).expect("json")).expect("zstd");
     let plain = |bytes: &[u8]| SectionSummary { length: bytes.len() as u64, item_count: 0, checksum: xxh3_64(bytes) };
     let dictionary_summary = SectionSummary { length: dictionary.len() as u64, item_count: index.dictionary.entries.len() as u64, checksum: xxh3_64(&dictionary) };

@@ -5,6 +5,8 @@
 
 pub(crate) mod fixture;
 mod graphs;
+mod lexical_filters;
+mod lexical_forms;
 mod planning;
 mod rounds;
 mod scoping;
