@@ -20,7 +20,6 @@ use rete_publisher::ingest::parse::InputError;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// The syntaxes, by the low two bits of the first byte.
 const FORMATS: [(RdfFormat, &str); 4] = [(RdfFormat::NTriples, "nt"), (RdfFormat::NQuads, "nq"), (RdfFormat::Turtle, "ttl"), (RdfFormat::TriG, "trig")];
@@ -51,7 +50,11 @@ pub fn build_input(data: &[u8]) -> Built {
     let Some((&options, document)) = data.split_first() else { return Built::Nothing };
     let (format, extension) = FORMATS[usize::from(options & 3)];
     let lenient = options & LENIENT != 0;
-    let dir = work_dir();
+    let dir = WORK_DIR.with(|dir| dir.clone());
+    let dir = dir.as_path();
+    if let Err(e) = std::fs::create_dir(dir) {
+        assert!(e.kind() == std::io::ErrorKind::AlreadyExists, "cannot make {}: {e}", dir.display());
+    }
     let name = match options {
         o if o & RAW_GZIP != 0 => format!("input.{extension}.gz"),
         o if o & GZIP != 0 => format!("input.{extension}.gz"),
@@ -100,6 +103,7 @@ pub fn build_input(data: &[u8]) -> Built {
     assert!(stray.is_empty(), "build left temporary files: {stray:?}");
     let _ = std::fs::remove_file(&output);
     let _ = std::fs::remove_file(&input);
+    std::fs::remove_dir(dir).unwrap_or_else(|e| panic!("cannot remove {}: {e}", dir.display()));
     match built {
         Ok(report) => Built::File { quads: report.quads },
         Err(error) => match error.chain().find_map(|e| e.downcast_ref::<InputError>()) {
@@ -166,9 +170,9 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Makes the work directory and the thread pool before runs are timed.
+/// Names the work directory and makes the thread pool before runs are timed.
 pub fn init() {
-    let _ = work_dir();
+    WORK_DIR.with(|_| ());
     POOL.with(|_| ());
 }
 
@@ -189,13 +193,33 @@ thread_local! {
         .unwrap_or_else(|e| panic!("no thread pool: {e}"));
 }
 
-/// One directory per process for the input and output, on tmpfs when there is one.
-fn work_dir() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
+thread_local! {
+    /// Where a run writes its input and output, on tmpfs when there is one:
+    /// one name per thread (tests run on several), so that the base IRI the
+    /// input's relative IRIs resolve against stays the same from run to run.
+    /// The directory exists only during a run: made at its start, removed at
+    /// its end, once empty. A directory made once and kept was never removed
+    /// (a static is never dropped, and libFuzzer ends with `exit`): every
+    /// fuzzing process left one behind in /dev/shm.
+    static WORK_DIR: PathBuf = {
         let shm = Path::new("/dev/shm");
-        let builder = tempfile::Builder::new().prefix("rete-fuzz-build-").tempdir_in(if shm.is_dir() { shm } else { Path::new(".") });
-        builder.or_else(|_| tempfile::tempdir()).unwrap_or_else(|e| panic!("no temporary directory: {e}"))
-    })
-    .path()
+        let made = tempfile::Builder::new().prefix("rete-fuzz-build-").tempdir_in(if shm.is_dir() { shm } else { Path::new(".") });
+        let made = made.or_else(|_| tempfile::tempdir()).unwrap_or_else(|e| panic!("no temporary directory: {e}"));
+        // Dropping it removes it: only its unique name is kept.
+        made.path().to_path_buf()
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_leaves_no_work_directory_behind() {
+        let dir = WORK_DIR.with(|dir| dir.clone());
+        assert_eq!(build_input(b"\x00<http://a/s> <http://a/p> <http://a/o> .\n"), Built::File { quads: 1 });
+        assert_eq!(build_input(b"\x00<http://a/s> <http://a/p> \"x .\n"), Built::Rejected { line: 1, column: 27 });
+        assert!(!dir.exists(), "{} is left behind", dir.display());
+        assert_eq!(WORK_DIR.with(|dir| dir.clone()), dir, "the same name for every run of a thread");
+    }
 }

@@ -3,14 +3,22 @@
 //! files in turn (a host keeps it across queries and files). Blocks fed for
 //! the query in progress are *pinned*: they count against the same budget
 //! but are never evicted, so a re-run finds every one of them; the others
-//! leave least recently used first. Each entry carries its last use, and an
-//! eviction looks for the oldest: a lookup, which a query makes per printed
-//! term and per pattern, only stamps the entry, while an eviction follows the
-//! decode of a block, which costs far more than the search (issue 14: an
-//! age-ordered map kept up on every lookup was a twentieth of a DESCRIBE).
+//! leave least recently used first. Each entry carries its last use, and a
+//! lookup, which a query makes per printed term and per pattern, only stamps
+//! the entry (issue 14: an age-ordered map kept up on every lookup was a
+//! twentieth of a DESCRIBE). Evictions take the oldest from a min-heap of
+//! ages that lookups do not touch: a popped age older than its entry's
+//! stamp goes back in with the stamp, so the first current age popped is
+//! the least recently used entry, in O(log n) amortized. Scanning every
+//! entry for the oldest, as before, cost O(n) per eviction: a file of tiny
+//! blocks (a hostile one, or a forced layout) read through a full cache of
+//! thousands of them spent most of its time there (issue 18, the
+//! `build_input` fuzz target: 74 % of a campaign sample's CPU).
 
 use super::{Block, BlockKey};
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A block of one file: the file's content hash and the block.
 type Entry = (u128, BlockKey);
@@ -23,6 +31,10 @@ pub struct BlockCache {
     pinned_bytes: usize,
     clock: u64,
     entries: FxHashMap<Entry, Slot>,
+    /// An age for every unpinned entry, at most its stamp (a lookup since
+    /// makes it stale), plus ages of entries since removed, pinned or
+    /// stamped again: each is checked against its entry when popped.
+    ages: BinaryHeap<Reverse<(u64, Entry)>>,
 }
 
 #[derive(Debug)]
@@ -45,7 +57,7 @@ pub struct CacheFull {
 impl BlockCache {
     /// An empty cache holding at most `budget_bytes` of decoded blocks.
     pub fn new(budget_bytes: usize) -> Self {
-        Self { budget_bytes, used_bytes: 0, pinned_bytes: 0, clock: 0, entries: FxHashMap::default() }
+        Self { budget_bytes, used_bytes: 0, pinned_bytes: 0, clock: 0, entries: FxHashMap::default(), ages: BinaryHeap::new() }
     }
 
     /// The budget.
@@ -94,6 +106,7 @@ impl BlockCache {
         self.evict_until_free(size);
         self.clock += 1;
         self.entries.insert(entry, Slot { block, size, age: Some(self.clock) });
+        self.push_age(self.clock, entry);
         self.used_bytes += size;
     }
 
@@ -120,13 +133,25 @@ impl BlockCache {
 
     /// Unpins every block: they become the most recently used.
     pub fn unpin_all(&mut self) {
-        for slot in self.entries.values_mut() {
+        for (entry, slot) in self.entries.iter_mut() {
             if slot.age.is_none() {
                 self.clock += 1;
                 slot.age = Some(self.clock);
+                self.ages.push(Reverse((self.clock, *entry)));
             }
         }
         self.pinned_bytes = 0;
+    }
+
+    /// Records an entry's age for eviction; ages of entries gone or stamped
+    /// since are dropped when the heap has more than twice the entries.
+    fn push_age(&mut self, age: u64, entry: Entry) {
+        if self.ages.len() >= 2 * self.entries.len() + 64 {
+            let current = self.entries.iter().filter_map(|(entry, slot)| Some(Reverse((slot.age?, *entry))));
+            self.ages = current.collect();
+        } else {
+            self.ages.push(Reverse((age, entry)));
+        }
     }
 
     fn remove(&mut self, entry: Entry) {
@@ -140,10 +165,17 @@ impl BlockCache {
 
     fn evict_until_free(&mut self, size: usize) {
         while self.used_bytes.saturating_add(size) > self.budget_bytes {
-            let oldest = self.entries.iter().filter_map(|(entry, slot)| Some((slot.age?, *entry))).min_by_key(|&(age, _)| age);
-            let Some((_, oldest)) = oldest else { break };
-            if let Some(slot) = self.entries.remove(&oldest) {
-                self.used_bytes -= slot.size;
+            let Some(Reverse((age, entry))) = self.ages.pop() else { break };
+            match self.entries.get(&entry).map(|slot| slot.age) {
+                Some(Some(stamp)) if stamp == age => {
+                    if let Some(slot) = self.entries.remove(&entry) {
+                        self.used_bytes -= slot.size;
+                    }
+                }
+                // Used since this age was recorded: it goes back with its stamp.
+                Some(Some(stamp)) if stamp > age => self.ages.push(Reverse((stamp, entry))),
+                // Removed, pinned, or an age recorded before a newer one (the newer one is in the heap).
+                _ => {}
             }
         }
     }
@@ -201,6 +233,60 @@ mod tests {
         assert!(cache.contains(1, &key(8)) && cache.contains(1, &key(10)) && !cache.contains(1, &key(9)));
         cache.insert(1, BlockKey::Dictionary(0), block(1000));
         assert!(!cache.contains(1, &BlockKey::Dictionary(0)), "larger than the budget");
+    }
+
+    /// Against a model that scans every entry for the oldest (the cache
+    /// before issue 18): the same blocks stay through lookups, re-inserts,
+    /// pins and unpins, many of them, so that stale ages pile up and the
+    /// heap is compacted.
+    #[test]
+    fn evicts_exactly_the_least_recently_used() {
+        let size = heap_bytes(&block(10));
+        let mut cache = BlockCache::new(size * 40);
+        let mut model: Vec<(usize, u64)> = Vec::new();
+        let mut clock = 0u64;
+        let mut state = 12345u64;
+        let mut pinned: Vec<usize> = Vec::new();
+        for step in 0..20_000u64 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (state >> 33) as usize % 90;
+            clock += 1;
+            match (state >> 20) % 10 {
+                0..=3 => {
+                    if cache.get(1, &key(n)).is_some() && !pinned.contains(&n) {
+                        model.iter_mut().filter(|(m, _)| *m == n).for_each(|(_, age)| *age = clock);
+                    }
+                }
+                // One pin at a time: unpinning gives several blocks their ages in the map's order.
+                4 if pinned.is_empty() => {
+                    cache.pin(1, key(n), block(10)).unwrap();
+                    model.retain(|&(m, _)| m != n);
+                    pinned.push(n);
+                }
+                5 if step % 7 == 0 => {
+                    cache.unpin_all();
+                    for n in pinned.drain(..) {
+                        clock += 1;
+                        model.push((n, clock));
+                    }
+                }
+                _ if !pinned.contains(&n) => {
+                    cache.insert(1, key(n), block(10));
+                    model.retain(|&(m, _)| m != n);
+                    model.push((n, clock));
+                }
+                _ => {}
+            }
+            while (model.len() + pinned.len()) * size > cache.budget_bytes() {
+                let oldest = model.iter().enumerate().min_by_key(|(_, (_, age))| *age).map(|(i, _)| i).unwrap();
+                model.remove(oldest);
+            }
+            for m in 0..90 {
+                let expected = pinned.contains(&m) || model.iter().any(|&(k, _)| k == m);
+                assert_eq!(cache.contains(1, &key(m)), expected, "block {m} after step {step}");
+            }
+            assert!(cache.ages.len() <= 2 * cache.entries.len() + 65);
+        }
     }
 
     #[test]
