@@ -531,12 +531,15 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
 /// other datatype and each language tag of the file, the IRI if `lexical` is
 /// one; `None` when they are more than [`MAX_LEXICAL_LOOKUPS`].
 fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> {
+    let typed: Vec<&String> = kinds.datatypes.iter().filter(|datatype| ![xsd::STRING.as_str(), rdf::LANG_STRING.as_str(), rdf::DIR_LANG_STRING.as_str()].contains(&datatype.as_str())).collect();
+    // Counted before any is built: CLDR's card lists 724 language tags.
+    if 2 + typed.len() + kinds.languages.len() > MAX_LEXICAL_LOOKUPS {
+        return None;
+    }
     let mut terms: Vec<Term> = vec![Literal::new_simple_literal(lexical).into()];
     terms.extend(NamedNode::new(lexical).ok().map(Term::from));
-    for datatype in &kinds.datatypes {
-        if ![xsd::STRING.as_str(), rdf::LANG_STRING.as_str(), rdf::DIR_LANG_STRING.as_str()].contains(&datatype.as_str()) {
-            terms.push(Literal::new_typed_literal(lexical, NamedNode::new_unchecked(datatype.as_str())).into());
-        }
+    for datatype in typed {
+        terms.push(Literal::new_typed_literal(lexical, NamedNode::new_unchecked(datatype.as_str())).into());
     }
     for tag in &kinds.languages {
         terms.push(match tag.split_once("--") {
@@ -546,7 +549,7 @@ fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> 
         }
         .into());
     }
-    (terms.len() <= MAX_LEXICAL_LOOKUPS).then_some(terms)
+    Some(terms)
 }
 
 /// An object bound narrowed to a top-k restriction's ids (`None`: nothing).
