@@ -85,7 +85,7 @@ pub(crate) struct StoreDataset<'a, S> {
     /// Objects FILTERs allow for the only pattern with a predicate (`value_ranges.rs`).
     object_ranges: Vec<ObjectRange>,
     /// The stored terms of a lexical form, once looked up (`lexical_objects`).
-    lexical_objects: RefCell<FxHashMap<String, Option<Bound>>>,
+    lexical_objects: RefCell<FxHashMap<String, Option<ObjectBound>>>,
     /// The objects a top-k sort reads of its predicate (`top_k.rs`).
     restriction: Option<Restriction>,
 }
@@ -104,6 +104,14 @@ const PENDING_IRI: &str = "urn:x-rete:pending:";
 /// fewer dictionary blocks cold.
 const MAX_LEXICAL_LOOKUPS: usize = 64;
 
+/// What FILTERs allow a pattern's object (`object_range`).
+#[derive(Debug, Clone)]
+enum ObjectBound {
+    Range(Bound),
+    /// Each of these ids (ascending, at least one), read one after another.
+    Each(Rc<[TermId]>),
+}
+
 /// How a pattern position constrains ids.
 #[derive(Debug, Clone)]
 enum Bound {
@@ -111,8 +119,6 @@ enum Bound {
     Id(TermId),
     /// The consecutive ids of the triple terms a triple term with free parts matches.
     Ids(Range<TermId>),
-    /// Each of these ids (ascending, at least one), read one after another.
-    Each(Rc<[TermId]>),
     /// Not known in this run (dictionary blocks missing): within these ids,
     /// one of them unless `ranged`.
     Pending { ids: Range<TermId>, ranged: bool },
@@ -141,12 +147,11 @@ impl Bound {
             Self::Free | Self::Absent => None,
             Self::Id(id) => Some(*id..id.saturating_add(1)),
             Self::Ids(ids) | Self::Pending { ids, .. } => Some(ids.clone()),
-            Self::Each(ids) => Some(*ids.first()?..ids.last()?.saturating_add(1)),
         }
     }
 
     fn is_ranged(&self) -> bool {
-        matches!(self, Self::Ids(_) | Self::Each(_) | Self::Pending { ranged: true, .. })
+        matches!(self, Self::Ids(_) | Self::Pending { ranged: true, .. })
     }
 }
 
@@ -180,7 +185,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     /// (`None`: no range applies). Exact when the dictionary blocks at the
     /// range's ends are in memory; else, like a pending term, the ids of
     /// those blocks, for the quad blocks to come in the same round.
-    fn object_range(&self, predicate: &InternalTerm) -> Option<Bound> {
+    fn object_range(&self, predicate: &InternalTerm) -> Option<ObjectBound> {
         let range = self.object_ranges.iter().find(|range| match predicate {
             InternalTerm::Stored(id) => matches!(self.store.term_id(range.predicate.as_ref().into()), Ok(Some(found)) if found == *id),
             InternalTerm::Pending(term, _) => matches!(term.as_ref(), Term::NamedNode(node) if *node == range.predicate),
@@ -190,7 +195,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
             Objects::Between { low, high } => (low, high),
             Objects::Lexical(lexical) => return self.lexical_objects(lexical),
         };
-        Some(match self.store.ids_between(low, Some(high)) {
+        Some(ObjectBound::Range(match self.store.ids_between(low, Some(high)) {
             Ok(ids) if ids.is_empty() => Bound::Absent,
             Ok(ids) => Bound::Ids(ids),
             Err(ReadError::Missing(ranges)) => {
@@ -201,7 +206,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                 self.fail(error);
                 Bound::Absent
             }
-        })
+        }))
     }
 
     /// The stored terms whose lexical form (or IRI) is `lexical`, for a
@@ -210,7 +215,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     /// simple literal and the IRI. `None` (read every object) when the card
     /// does not list them all or they are more than [`MAX_LEXICAL_LOOKUPS`].
     /// In a run that misses a block, nothing: the run is thrown away.
-    fn lexical_objects(&self, lexical: &str) -> Option<Bound> {
+    fn lexical_objects(&self, lexical: &str) -> Option<ObjectBound> {
         if let Some(bound) = self.lexical_objects.borrow().get(lexical) {
             return bound.clone();
         }
@@ -218,11 +223,11 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
             Ok(kinds) => kinds,
             Err(ReadError::Missing(ranges)) => {
                 self.meter.note_missing(&ranges);
-                return Some(Bound::Absent);
+                return Some(ObjectBound::Range(Bound::Absent));
             }
             Err(error) => {
                 self.fail(error);
-                return Some(Bound::Absent);
+                return Some(ObjectBound::Range(Bound::Absent));
             }
         };
         let Some(candidates) = kinds.and_then(|kinds| lexical_candidates(lexical, &kinds)) else {
@@ -233,7 +238,7 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         let mut complete = true;
         for candidate in candidates {
             if !self.meter.step() {
-                return Some(Bound::Absent);
+                return Some(ObjectBound::Range(Bound::Absent));
             }
             match self.store.encoded_term_id(&self.store.encode_term(candidate.as_ref())) {
                 Ok(Some(id)) => ids.push(id),
@@ -244,16 +249,16 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                 }
                 Err(error) => {
                     self.fail(error);
-                    return Some(Bound::Absent);
+                    return Some(ObjectBound::Range(Bound::Absent));
                 }
             }
         }
         if !complete {
-            return Some(Bound::Absent);
+            return Some(ObjectBound::Range(Bound::Absent));
         }
         ids.sort_unstable();
         ids.dedup();
-        let bound = if ids.is_empty() { Bound::Absent } else { Bound::Each(ids.into()) };
+        let bound = if ids.is_empty() { ObjectBound::Range(Bound::Absent) } else { ObjectBound::Each(ids.into()) };
         self.lexical_objects.borrow_mut().insert(lexical.to_owned(), Some(bound.clone()));
         Some(bound)
     }
@@ -339,11 +344,21 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         graph_name: Option<Option<&InternalTerm>>,
     ) -> impl Iterator<Item = Result<InternalQuad<InternalTerm>, Stopped>> + use<'a, S> {
         let mut bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
+        // The objects of a lexical-form FILTER, read one after another from
+        // the first (`bounds[2]`).
+        let mut each = None;
         if let (None, Some(predicate), None) = (subject, predicate, object)
             && !self.object_ranges.is_empty()
             && let Some(objects) = self.object_range(predicate)
         {
-            bounds[2] = objects;
+            bounds[2] = match objects {
+                ObjectBound::Range(bound) => bound,
+                ObjectBound::Each(ids) => {
+                    let first = ids.first().map_or(Bound::Absent, |&id| Bound::Id(id));
+                    each = Some(ids);
+                    first
+                }
+            };
         }
         if let (Some(restriction), Some(InternalTerm::Stored(predicate))) = (&self.restriction, predicate)
             && restriction.predicate == *predicate
@@ -367,18 +382,16 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                let ranges = |object| QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object, graph };
-                match &bounds[2] {
-                    Bound::Each(objects) => Some(objects.iter().map(|&id| ranges(Some(id..id.saturating_add(1)))).collect()),
-                    object => Some(vec![ranges(object.ids())]),
-                }
+                Some(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph }))
             }
             _ => None,
         };
+        let each = match (&quads, each, graph) {
+            (Some(_), Some(objects), Some(graph)) => Some(Box::new(EachObject { ranges: QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: None, graph }, objects, next: 1 })),
+            _ => None,
+        };
         let merged = self.union_default_graph && graph_name == Some(None);
-        let mut ranges = quads.unwrap_or_default().into_iter();
-        let quads = ranges.next().map(|first| self.store.quads_in(first));
-        Scan { store: self.store, quads, ranges, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
+        Scan { store: self.store, quads, each, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
     }
 
     fn internal_named_graphs(&self) -> impl Iterator<Item = Result<InternalTerm, Stopped>> + use<'a, S> {
@@ -518,12 +531,15 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
 /// other datatype and each language tag of the file, the IRI if `lexical` is
 /// one; `None` when they are more than [`MAX_LEXICAL_LOOKUPS`].
 fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> {
+    let typed: Vec<&String> = kinds.datatypes.iter().filter(|datatype| ![xsd::STRING.as_str(), rdf::LANG_STRING.as_str(), rdf::DIR_LANG_STRING.as_str()].contains(&datatype.as_str())).collect();
+    // Counted before any is built: CLDR's card lists 724 language tags.
+    if 2 + typed.len() + kinds.languages.len() > MAX_LEXICAL_LOOKUPS {
+        return None;
+    }
     let mut terms: Vec<Term> = vec![Literal::new_simple_literal(lexical).into()];
     terms.extend(NamedNode::new(lexical).ok().map(Term::from));
-    for datatype in &kinds.datatypes {
-        if ![xsd::STRING.as_str(), rdf::LANG_STRING.as_str(), rdf::DIR_LANG_STRING.as_str()].contains(&datatype.as_str()) {
-            terms.push(Literal::new_typed_literal(lexical, NamedNode::new_unchecked(datatype.as_str())).into());
-        }
+    for datatype in typed {
+        terms.push(Literal::new_typed_literal(lexical, NamedNode::new_unchecked(datatype.as_str())).into());
     }
     for tag in &kinds.languages {
         terms.push(match tag.split_once("--") {
@@ -533,7 +549,7 @@ fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> 
         }
         .into());
     }
-    (terms.len() <= MAX_LEXICAL_LOOKUPS).then_some(terms)
+    Some(terms)
 }
 
 /// An object bound narrowed to a top-k restriction's ids (`None`: nothing).
@@ -565,8 +581,9 @@ fn term_bytes(term: TermRef<'_>) -> u64 {
 struct Scan<'a, S> {
     store: &'a Store<S>,
     quads: Option<QuadIter<'a, S>>,
-    /// The ranges to read after `quads` (one per object of [`Bound::Each`]).
-    ranges: std::vec::IntoIter<QuadRanges>,
+    /// The objects still to read after `quads` ends, for a lexical-form
+    /// FILTER (boxed: every scan is moved around by value, few have one).
+    each: Option<Box<EachObject>>,
     meter: Arc<Meter>,
     /// Reading the union default graph: every quad goes to the default
     /// graph, and a triple held in several graphs counts once. Keys end with
@@ -575,13 +592,36 @@ struct Scan<'a, S> {
     merge_graphs: Option<Option<[TermId; 3]>>,
 }
 
+/// A pattern read for each of several objects ([`ObjectBound::Each`]).
+struct EachObject {
+    /// The pattern's ranges but the object's.
+    ranges: QuadRanges,
+    objects: Rc<[TermId]>,
+    /// The next object to read.
+    next: usize,
+}
+
 impl<S: RangeSource> Scan<'_, S> {
+    /// Starts reading the next object of an [`EachObject`]; `false` (and
+    /// nothing left to read) when there is none.
+    #[cold]
+    fn next_object(&mut self) -> bool {
+        self.quads = None;
+        let Some(each) = self.each.as_deref_mut() else { return false };
+        let Some(&id) = each.objects.get(each.next) else { return false };
+        each.next += 1;
+        self.quads = Some(self.store.quads_in(QuadRanges { object: Some(id..id.saturating_add(1)), ..each.ranges.clone() }));
+        true
+    }
+
     fn next_quad(&mut self) -> Option<Result<[TermId; 4], ReadError>> {
         loop {
             if let Some(next) = self.quads.as_mut()?.next() {
                 return Some(next);
             }
-            self.quads = Some(self.store.quads_in(self.ranges.next()?));
+            if self.each.is_none() || !self.next_object() {
+                return None;
+            }
         }
     }
 }
@@ -592,6 +632,7 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
     fn next(&mut self) -> Option<Self::Item> {
         if self.meter.is_stopped() {
             self.quads = None;
+            self.each = None;
             return None;
         }
         let mut next = self.next_quad()?;
@@ -611,10 +652,12 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
             }
             Ok(_) => Err(Stopped),
             Err(ReadError::Missing(ranges)) => {
-                // The scan ends here in this run; the store recorded the block.
+                // The scan of this range ends here in this run (the store
+                // recorded the block); the next object of an `EachObject`
+                // is still read, so its blocks come in the same round.
                 self.meter.note_missing(&ranges);
                 self.quads = None;
-                return None;
+                return if self.each.is_some() && self.next_object() { self.next() } else { None };
             }
             Err(error) => {
                 self.meter.stop(QueryError::Read(error));
@@ -623,6 +666,7 @@ impl<S: RangeSource> Iterator for Scan<'_, S> {
         };
         if item.is_err() {
             self.quads = None;
+            self.each = None;
         }
         Some(item)
     }
