@@ -194,12 +194,39 @@ impl TermReader {
 /// while the cache (or a reader) still holds it, instead of a directory walk
 /// and a cache lookup (issue 14: CLDR's 🐈 has labels in ~200 blocks, one
 /// label each, so every label was such a miss). The handles keep nothing
-/// alive beyond the cache's budget; the places are one per dictionary block
-/// met, at most the file's dictionary block count.
+/// alive beyond the cache's budget, and places whose block has gone are
+/// dropped once they outnumber the live ones (a long-lived store, a Worker's,
+/// meets blocks without end on a big file).
 #[derive(Debug, Default)]
 struct PlacedTerms {
     located: Vec<Located>,
     blocks: Vec<Weak<DictionaryTerms>>,
+    /// The length at which places of dropped blocks are swept.
+    sweep_at: usize,
+}
+
+impl PlacedTerms {
+    /// The fewest places worth a sweep.
+    const SWEEP_MIN: usize = 1024;
+
+    /// Places `block`, first dropping the places of blocks no longer in memory
+    /// when there are `sweep_at` of them: amortised O(1) a place, and at most
+    /// twice the live ones (or [`Self::SWEEP_MIN`]).
+    fn place(&mut self, located: Located, block: &Arc<DictionaryTerms>) {
+        if self.located.len() >= self.sweep_at.max(Self::SWEEP_MIN) {
+            let mut live = self.blocks.iter().map(|block| block.strong_count() > 0);
+            self.located.retain(|_| live.next().unwrap_or(false));
+            self.blocks.retain(|block| block.strong_count() > 0);
+            self.sweep_at = 2 * self.located.len();
+        }
+        let at = self.located.partition_point(|l| l.first_item < located.first_item);
+        if self.located.get(at) == Some(&located) {
+            self.blocks[at] = Arc::downgrade(block);
+        } else {
+            self.located.insert(at, located);
+            self.blocks.insert(at, Arc::downgrade(block));
+        }
+    }
 }
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
@@ -547,14 +574,7 @@ impl<S: RangeSource> Store<S> {
             None => self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?,
         };
         let block = self.dictionary_block(located.number)?;
-        let mut placed = self.placed_terms.borrow_mut();
-        let at = placed.located.partition_point(|l| l.first_item < located.first_item);
-        if placed.located.get(at) == Some(&located) {
-            placed.blocks[at] = Arc::downgrade(&block);
-        } else {
-            placed.located.insert(at, located);
-            placed.blocks.insert(at, Arc::downgrade(&block));
-        }
+        self.placed_terms.borrow_mut().place(located, &block);
         Ok((located, block))
     }
 
@@ -1085,6 +1105,29 @@ mod tests {
         let index_summary = SectionSummary { length: sealed.len() as u64, item_count: 0, checksum: xxh3_64(&sealed) };
         let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), [None, None], None, summary(0), permutations, None, None);
         (header, sealed)
+    }
+
+    /// A long-lived store meets dictionary blocks without end: the places of
+    /// blocks that left memory are swept, the live ones kept in id order.
+    #[test]
+    fn placed_terms_stay_bounded_by_the_blocks_in_memory() {
+        let block = || Arc::new(DictionaryTerms::decode(&[0], "test block", 0).unwrap());
+        let located = |n: u64| Located { number: n as usize, range: ByteRange { offset: n, length: 1 }, first_item: 10 * n, item_count: 10 };
+        let mut placed = PlacedTerms::default();
+        let kept: Vec<_> = (0..10).map(|_| block()).collect();
+        for n in 0..100_000u64 {
+            match kept.get(n as usize % 10_000) {
+                Some(live) => placed.place(located(n), live),
+                None => placed.place(located(n), &block()),
+            }
+            assert!(placed.located.len() <= PlacedTerms::SWEEP_MIN, "{} places for at most 100 live blocks", placed.located.len());
+        }
+        let firsts: Vec<_> = placed.located.iter().map(|l| l.first_item).collect();
+        assert!(firsts.windows(2).all(|w| w[0] < w[1]), "places out of id order");
+        assert_eq!(placed.located.len(), placed.blocks.len());
+        for n in (0..100_000u64).filter(|n| n % 10_000 < 10) {
+            assert!(placed.located.contains(&located(n)), "place of the live block {n} lost");
+        }
     }
 
     /// Found by the query_damaged fuzz target: quad counts of INDEX entries

@@ -65,8 +65,7 @@ impl ChunkWriter {
         let file = match &mut self.file {
             Some(file) => file,
             None => {
-                let file = tempfile::tempfile_in(&self.dir)
-                    .map_err(|e| std::io::Error::new(e.kind(), format!("cannot create a temporary file in {}: {e}", self.dir.display())))?;
+                let file = temp_file_in(&self.dir)?;
                 self.file.insert(file)
             }
         };
@@ -118,6 +117,12 @@ impl Write for ChunkWriter {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// An unnamed file in `dir`, removed when its last handle closes; the error
+/// names the directory (a full or missing `--temp-dir` is the usual cause).
+fn temp_file_in(dir: &Path) -> std::io::Result<File> {
+    tempfile::tempfile_in(dir).map_err(|e| std::io::Error::new(e.kind(), format!("cannot create a temporary file in {}: {e}", dir.display())))
 }
 
 /// A finished temporary file; read it as often as needed.
@@ -483,9 +488,7 @@ impl Write for SectionWriter {
         }
         self.memory.extend_from_slice(bytes);
         if self.memory.len() > SECTION_MEMORY_BYTES {
-            let file = tempfile::tempfile_in(&self.dir)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("cannot create a temporary file in {}: {e}", self.dir.display())))?;
-            let mut file = BufWriter::with_capacity(SECTION_MEMORY_BYTES, file);
+            let mut file = BufWriter::with_capacity(SECTION_MEMORY_BYTES, temp_file_in(&self.dir)?);
             file.write_all(&std::mem::take(&mut self.memory))?;
             self.file = Some(file);
         }
