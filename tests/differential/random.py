@@ -283,6 +283,9 @@ class Data:
             self.into.setdefault((g, o), []).append((s, p))
             self.by_predicate.setdefault(p, []).append((s, o, g))
         self.predicates = sorted(self.by_predicate)
+        self.max_fan_out = {}
+        for (_, _, p), n in self.fan_out.items():
+            self.max_fan_out[p] = max(n, self.max_fan_out.get(p, 0))
         self.graphs = sorted({g for *_, g in self.quads if g is not None})
         literals = sorted({o for _, _, o, _ in self.quads if o[0] == "L"})
         self.numbers = [t for t in literals if number_value(t) is not None]
@@ -395,8 +398,10 @@ def bgp(q: Query, edges, constant_share: float) -> tuple[str, dict]:
         node = rnd.choice(list(names))
         names[node] = "?" + q.var(node)
     patterns = []
+    anchored = any(not n.startswith("?") for n in names.values())
     for s, p, o in edges:
-        pred = sparql_term(p) if rnd.random() < 0.9 else "?" + q.var(p)
+        # a variable predicate only beside a constant node: `?s ?p ?o` alone is the whole data
+        pred = sparql_term(p) if not anchored or rnd.random() < 0.9 else "?" + q.var(p)
         patterns.append(f"{names[s]} {pred} {names[o]} .")
     return " ".join(patterns), names
 
@@ -571,6 +576,7 @@ def generate(rnd: random.Random, data: Data) -> str:
     if rnd.random() < 0.25 and iri_vars:
         x = rnd.choice(iri_vars)
         outs = data.out.get((graph, q.values[x])) or data.out.get((None, q.values[x])) or []
+        outs = [(p, o) for p, o in outs if data.max_fan_out[p] <= FAN_IN]
         if outs:
             p, o = rnd.choice(outs)
             w = q.var(o)
