@@ -631,6 +631,26 @@ def _sort_value(key):
     return key
 
 
+def literal_kind(term):
+    """Which literals `<` orders against each other (SPARQL 1.1 §17.3): numbers, booleans,
+    strings with or without a language tag, each date/time type, durations; None for what is
+    not a literal. The order between kinds is the engine's (§15.1)."""
+    if term is None or term[0] != "L":
+        return None
+    value = by_value(term)
+    if value[0] == "V":
+        return "number" if value[1] in ("integer", "decimal", "double", "float") and value[2] != "NaN" and value[2] == value[2] else value[1]
+    datatype = term[2]
+    if datatype in (XSD_STRING, RDF_LANG_STRING, RDF_DIR_LANG_STRING):
+        return "text"
+    if datatype in INTEGER_TYPES or datatype in (XSD + "decimal", XSD + "double", XSD + "float"):
+        try:
+            return "number" if Decimal(term[1].strip()).is_finite() else "NaN"
+        except InvalidOperation:
+            return datatype + " (ill-typed)"
+    return datatype
+
+
 def sliced(query: str) -> bool:
     """Whether the query has a top-level LIMIT or OFFSET."""
     depth = 0
@@ -705,9 +725,13 @@ def compare_select(query: str, ref_vars, ref_rows, rete_vars, rete_rows):
             if k is None or k not in ref_vars:
                 break
             checked.append(ref_vars.index(k))
-        if len(checked) < len(keys):
-            notes.append("order checked on " + (" ".join("?" + ref_vars[i] for i in checked) if checked else "nothing")
-                         + " (other ORDER BY conditions are expressions or not projected)")
+        mixed = next((n for n, i in enumerate(checked) if len({literal_kind(r[i]) for r in rete_rows + ref_rows} - {None}) > 1), None)
+        if len(checked) < len(keys) or mixed is not None:
+            why = "other ORDER BY conditions are expressions or not projected"
+            if mixed is not None:
+                why = f"?{ref_vars[checked[mixed]]} holds literals of kinds SPARQL does not order against each other (§15.1)"
+                checked = checked[:mixed]
+            notes.append("order checked on " + (" ".join("?" + ref_vars[i] for i in checked) if checked else "nothing") + f" ({why})")
         if checked:
             def seq(rows):
                 return [order_key(row_key(r), checked) for r in rows]

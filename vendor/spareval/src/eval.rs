@@ -2952,10 +2952,12 @@ fn cmp_terms(a: Option<&ExpressionTerm>, b: Option<&ExpressionTerm>) -> Ordering
 /// before nor after one with a timezone within 14 hours of it. Rust's sort then panics
 /// ("user-provided comparison function does not correctly implement a total order") or gives
 /// an order that depends on the input's. Here literals fall into kinds (numbers, NaN,
-/// booleans, strings, language strings, each date/time type, durations, other datatypes),
+/// booleans, strings with or without a language tag, each date/time type, durations, other
+/// datatypes),
 /// kinds sort in that order, and within a kind values sort by a total order that agrees with
 /// `<` wherever `<` is defined (SPARQL 1.1 §15.1 leaves the rest to the implementation).
 fn cmp_literals(a: &ExpressionTerm, b: &ExpressionTerm) -> Ordering {
+    let (a, b) = (&*numeric_or_itself(a), &*numeric_or_itself(b));
     let (kind_a, kind_b) = (literal_kind(a), literal_kind(b));
     if kind_a != kind_b {
         return kind_a.cmp(&kind_b);
@@ -2976,7 +2978,24 @@ fn cmp_literals(a: &ExpressionTerm, b: &ExpressionTerm) -> Ordering {
     }
 }
 
-/// rete: the kind of a literal in `cmp_literals`' order.
+/// rete: a literal of a numeric datatype that oxsdatatypes cannot hold (a valid xsd:decimal
+/// with more than 18 fractional digits, as qudt has) as the nearest double, so that it sorts
+/// among the numbers; anything else as it is.
+fn numeric_or_itself(term: &ExpressionTerm) -> std::borrow::Cow<'_, ExpressionTerm> {
+    if let ExpressionTerm::OtherTypedLiteral { value, datatype } = term {
+        let numeric = datatype.as_str() == "http://www.w3.org/2001/XMLSchema#decimal"
+            || datatype.as_str() == "http://www.w3.org/2001/XMLSchema#integer"
+            || crate::dataset::value_may_change_datatype(datatype.as_str());
+        let finite = value.trim().parse::<f64>().ok().filter(|value| value.is_finite());
+        if let (true, Some(value)) = (numeric, finite) {
+            return std::borrow::Cow::Owned(ExpressionTerm::DoubleLiteral(value.into()));
+        }
+    }
+    std::borrow::Cow::Borrowed(term)
+}
+
+/// rete: the kind of a literal in `cmp_literals`' order. Strings with and without a language
+/// tag are one kind, ordered by text, then datatype and tag (as upstream orders them).
 fn literal_kind(term: &ExpressionTerm) -> u8 {
     match term {
         ExpressionTerm::FloatLiteral(value) if value.is_nan() => 1,
@@ -2986,10 +3005,9 @@ fn literal_kind(term: &ExpressionTerm) -> u8 {
         | ExpressionTerm::FloatLiteral(_)
         | ExpressionTerm::DoubleLiteral(_) => 0,
         ExpressionTerm::BooleanLiteral(_) => 2,
-        ExpressionTerm::StringLiteral(_) => 3,
-        ExpressionTerm::LangStringLiteral { .. } => 4,
+        ExpressionTerm::StringLiteral(_) | ExpressionTerm::LangStringLiteral { .. } => 3,
         #[cfg(feature = "sparql-12")]
-        ExpressionTerm::DirLangStringLiteral { .. } => 5,
+        ExpressionTerm::DirLangStringLiteral { .. } => 3,
         ExpressionTerm::DateTimeLiteral(_) => 6,
         #[cfg(feature = "sep-0002")]
         ExpressionTerm::DateLiteral(_) => 7,
