@@ -11,16 +11,17 @@
 //!
 //! ```sh
 //! cargo build --release -p rete-publisher --example spareval_reference
-//! target/release/examples/spareval_reference data.trig [--union] < requests
+//! target/release/examples/spareval_reference data.trig [--union] [--max-rows N] < requests
 //! ```
 //!
 //! Each request is one line of JSON, `{"query": "..."}`; each answer one line
 //! of JSON: `{"status": "ok", "format": "json"|"nt", "body": "..."}` (SPARQL
 //! JSON results, or N-Triples for CONSTRUCT/DESCRIBE), `{"status":
 //! "rejected", "message": ...}` for a query that does not parse, or
-//! `{"status": "failed", "message": ...}` when evaluation fails. With
-//! `--union`, a query without FROM sees the union of every graph (the
-//! examples' `default_graph = "union"`).
+//! `{"status": "failed", "message": ...}` when evaluation fails or gives
+//! more than `--max-rows N` solutions or triples. With `--union`, a query
+//! without FROM sees the union of every graph (the examples'
+//! `default_graph = "union"`).
 
 use oxrdf::Dataset;
 use oxrdfio::{RdfFormat, RdfParser, RdfSerializer};
@@ -34,10 +35,20 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut union = false;
+    let mut max_rows = usize::MAX;
     let mut files = Vec::new();
-    for arg in std::env::args().skip(1) {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         if arg == "--union" {
             union = true;
+        } else if arg == "--max-rows" {
+            match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) => max_rows = n,
+                None => {
+                    eprintln!("spareval_reference: --max-rows takes a number");
+                    return ExitCode::from(2);
+                }
+            }
         } else {
             files.push(arg);
         }
@@ -54,7 +65,7 @@ fn main() -> ExitCode {
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let answer = match serde_json::from_str::<serde_json::Value>(&line) {
-            Ok(request) => answer(&dataset, request["query"].as_str().unwrap_or_default(), union),
+            Ok(request) => answer(&dataset, request["query"].as_str().unwrap_or_default(), union, max_rows),
             Err(err) => json!({"status": "failed", "message": format!("bad request line: {err}")}),
         };
         if writeln!(stdout, "{answer}").and_then(|()| stdout.flush()).is_err() {
@@ -89,7 +100,7 @@ fn load(files: &[String]) -> Result<Dataset, String> {
     Ok(dataset)
 }
 
-fn answer(dataset: &Dataset, text: &str, union: bool) -> serde_json::Value {
+fn answer(dataset: &Dataset, text: &str, union: bool, max_rows: usize) -> serde_json::Value {
     let query = match SparqlParser::new().parse_query(text) {
         Ok(query) => query,
         Err(err) => return json!({"status": "rejected", "message": err.to_string()}),
@@ -99,19 +110,24 @@ fn answer(dataset: &Dataset, text: &str, union: bool) -> serde_json::Value {
     if union && query.dataset().is_none() {
         prepared.dataset_mut().set_default_graph_as_union();
     }
-    match prepared.execute(dataset).map_err(|err| err.to_string()).and_then(serialize) {
+    match prepared.execute(dataset).map_err(|err| err.to_string()).and_then(|results| serialize(results, max_rows)) {
         Ok((format, body)) => json!({"status": "ok", "format": format, "body": body}),
         Err(message) => json!({"status": "failed", "message": message}),
     }
 }
 
-fn serialize(results: QueryResults<'_>) -> Result<(&'static str, String), String> {
+/// The answer as text; an error past `max_rows` solutions or triples.
+fn serialize(results: QueryResults<'_>, max_rows: usize) -> Result<(&'static str, String), String> {
+    let too_many = || format!("more than {max_rows} rows");
     let json = QueryResultsSerializer::from_format(QueryResultsFormat::Json);
     let bytes = match results {
         QueryResults::Boolean(value) => return text("json", json.serialize_boolean_to_writer(Vec::new(), value).map_err(|e| e.to_string())?),
         QueryResults::Solutions(solutions) => {
             let mut writer = json.serialize_solutions_to_writer(Vec::new(), solutions.variables().to_vec()).map_err(|e| e.to_string())?;
-            for solution in solutions {
+            for (i, solution) in solutions.enumerate() {
+                if i == max_rows {
+                    return Err(too_many());
+                }
                 let solution = solution.map_err(|e| e.to_string())?;
                 writer.serialize(&solution).map_err(|e| e.to_string())?;
             }
@@ -119,7 +135,10 @@ fn serialize(results: QueryResults<'_>) -> Result<(&'static str, String), String
         }
         QueryResults::Graph(triples) => {
             let mut writer = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
-            for triple in triples {
+            for (i, triple) in triples.enumerate() {
+                if i == max_rows {
+                    return Err(too_many());
+                }
                 writer.serialize_triple(&triple.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             }
             writer.finish().map_err(|e| e.to_string())?

@@ -186,7 +186,7 @@ class SparevalReference:
     """publisher/examples/spareval_reference.rs holding one dataset; asks as run.Reference does."""
 
     def __init__(self, files: list[Path], union: bool):
-        self.args = [str(REFERENCE_BIN), *map(str, files), *(["--union"] if union else [])]
+        self.args = [str(REFERENCE_BIN), *map(str, files), *(["--union"] if union else []), "--max-rows", str(MAX_ROWS)]
         self.proc = None
 
     def _start(self):
@@ -758,6 +758,7 @@ def excuse(verdicts, query: str, data: Data):
 
 def run_dataset(name: str, files: list[Path], with_oxigraph: bool, args, counts, report) -> None:
     differential.QUERY_TIMEOUT = QUERY_TIMEOUT  # a reference slower than this skips the query
+    differential.MAX_ANSWER = MAX_ROWS  # and so does a longer answer (read before the fork)
     materialize(name, files)
     rete_file = differential.build_rete(name, files)
     union = differential.union_default_graph(files)
@@ -781,13 +782,13 @@ def run_dataset(name: str, files: list[Path], with_oxigraph: bool, args, counts,
                 if status != "ok":
                     verdicts.append((None, f"{ref_name} {status}: {str(ref).splitlines()[0][:120]}", []))
                     continue
-                size = len(ref[2]) if isinstance(ref, tuple) and ref[0] == "select" else len(ref[1]) if isinstance(ref, tuple) else 1
-                if size > MAX_ROWS:
-                    verdicts.append((None, f"{ref_name}: {size} rows, more than {MAX_ROWS}", []))
-                    continue
                 differential.BY_VALUE = by_value
                 try:
                     ok, reason, detail = differential.check_answer(rete_file, path, query, ref)
+                except RecursionError:
+                    # run.py's blank node matching recurses once per ambiguous blank node
+                    verdicts.append((None, f"{ref_name}: too many interchangeable blank nodes to match", []))
+                    continue
                 except (RuntimeError, ValueError, KeyError, SyntaxError, UnicodeDecodeError) as err:
                     ok, reason, detail = False, f"{type(err).__name__}: {err}", []
                 verdicts.append((ok, f"{ref_name}: {reason}", detail))

@@ -105,6 +105,9 @@ VERBOSE = False
 # literal as written: then a term must equal its reference term exactly (only the case of a
 # language tag is free), and only the ORDER BY sequence still compares such literals by value.
 BY_VALUE = True
+# The most rows (or triples) the reference reads of an answer before it gives up with an error
+# (None: no limit). random.py sets it before starting the reference's process.
+MAX_ANSWER = None
 
 # ---------------------------------------------------------------------------------------------
 # Terms. Every term is a plain tuple so answers can be hashed and counted:
@@ -896,9 +899,19 @@ def reference_answer(store: ox.Store, query: str, union: bool = False):
     if isinstance(ref, ox.QueryBoolean):
         return bool(ref)
     if isinstance(ref, ox.QueryTriples):
-        return ("graph", [(from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in ref])
+        triples = []
+        for t in ref:
+            if len(triples) == MAX_ANSWER:
+                raise ValueError(f"more than {MAX_ANSWER} triples")
+            triples.append((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)))
+        return ("graph", triples)
     variables = [v.value for v in ref.variables]
-    return ("select", variables, [tuple(from_ox(s[i]) for i in range(len(variables))) for s in ref])
+    rows = []
+    for solution in ref:
+        if len(rows) == MAX_ANSWER:
+            raise ValueError(f"more than {MAX_ANSWER} rows")
+        rows.append(tuple(from_ox(solution[i]) for i in range(len(variables))))
+    return ("select", variables, rows)
 
 
 def _reference_worker(conn, files: list[Path], stderr_path: str) -> None:
