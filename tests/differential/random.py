@@ -141,6 +141,14 @@ def awkward_trig() -> str:
             default.append(f"{subject} :link {rnd.choice(items + blanks)} .")
         if rnd.random() < 0.3:
             graphs[":g1"].append(f"{subject} :link {rnd.choice(items)} .")
+    # Predicates of one value-ordered kind each (rete's top-k and range reads need that): valid
+    # numbers in several forms of equal values, xsd:dates with and without a timezone.
+    valid = [(lex, dt) for lex, dt in numbers if dt not in ("float",) and lex not in ("abc", "1.2.3", "", " 4 ", "NaN", "INF", "-INF")]
+    for n, subject in enumerate(items):
+        lex, dt = valid[(n * 7) % len(valid)]
+        default.append(f'{subject} :num "{lex}"^^xsd:{dt} .')
+        day = f"18{50 + (n * 13) % 30}-{1 + n % 12:02}-{1 + (n * 5) % 28:02}" + ["", "Z", "+02:00", "-05:00"][n % 4]
+        default.append(f'{subject} :day "{day}"^^xsd:date .')
     default += [":A :sub :B .", ":B :sub :C .", ":C :sub :D .", ":D :sub :A .", ":i0 :link :i0 ."]
     lines += sorted(set(default))
     for name, triples in graphs.items():
