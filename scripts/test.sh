@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SUITES=(
   "cargo    | cargo       | cargo test --workspace --release --no-fail-fast"
   "examples | plain       | python3 scripts/check-examples.py"
-  "differential | plain | python3 tests/differential/run.py"
+  "differential | plain | python3 tests/differential/run.py --random 14:20"
   "conformance | plain | python3 tests/conformance/cli_runner.py --floor tests/conformance/cli-floor.txt"
   "worker   | vitest-json | npx vitest run --config tests/worker/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/worker.json"
   "browser  | vitest-json | npx vitest run --config tests/browser/vitest.config.ts --reporter=default --reporter=json --outputFile.json=build/test-logs/browser.json"
