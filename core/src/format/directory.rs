@@ -15,6 +15,10 @@ pub const MAX_DEPTH: u8 = 3;
 pub const MAX_NODE_ENTRIES: usize = 4096;
 /// … and most sealed bytes.
 pub const MAX_NODE_SEALED_BYTES: u64 = 65_536;
+/// The fewest entries [`build_tree`] spreads the root's children to (fewer
+/// only when nodes are forced smaller): a node's seal costs a few dozen bytes.
+#[cfg(feature = "write")]
+const MIN_SPREAD_ENTRIES: usize = 128;
 
 /// What a directory's entries start with: the dictionary's first terms
 /// (encoded, front-coded against the previous head) or a permutation's first
@@ -268,16 +272,26 @@ pub fn decode_node<H: Head>(raw: &[u8], level: u8, entry: &Entry<H>, section: By
 /// groups the one below into nodes of at most `node_entries` entries (fewer
 /// when a node would seal past [`MAX_NODE_SEALED_BYTES`]), sealed and
 /// appended to `directory` (ranges relative to the DIRECTORY section).
+/// With `spread`, the level under the root is spread over as many nodes as
+/// the root may list (of at least [`MIN_SPREAD_ENTRIES`]): the root rides in
+/// the open's first read whatever its size, and every lookup then reads a
+/// smaller node (the dictionary's; a permutation's nodes stay wide, so that
+/// the id range of one dictionary node reaches few of them, READ-PATH.md).
 /// Returns the root and the number of nodes written. Stops at depth [`MAX_DEPTH`].
 #[cfg(feature = "write")]
-pub fn build_tree<H: Head>(mut body: Body<H>, node_entries: usize, root_entries: usize, directory: &mut Vec<u8>) -> std::io::Result<(Body<H>, usize)> {
+pub fn build_tree<H: Head>(mut body: Body<H>, node_entries: usize, root_entries: usize, spread: bool, directory: &mut Vec<u8>) -> std::io::Result<(Body<H>, usize)> {
     let mut nodes = 0;
     let node_entries = node_entries.clamp(2, MAX_NODE_ENTRIES);
-    while body.entries.len() > root_entries.max(1) && body.level < MAX_DEPTH {
+    let root_entries = root_entries.max(1);
+    while body.entries.len() > root_entries && body.level < MAX_DEPTH {
+        let per_node = match spread && body.entries.len().div_ceil(node_entries) <= root_entries {
+            true => body.entries.len().div_ceil(root_entries).max(MIN_SPREAD_ENTRIES).min(node_entries),
+            false => node_entries,
+        };
         let mut parents = Vec::new();
         let mut rest = &body.entries[..];
         while !rest.is_empty() {
-            let mut take = node_entries.min(rest.len());
+            let mut take = per_node.min(rest.len());
             let sealed = loop {
                 let node = Body { level: body.level, entries: rest[..take].to_vec() };
                 let sealed = super::block::seal(&encode_node(&node, 0))?;
@@ -364,6 +378,29 @@ mod tests {
         let decoded = Body::<Key>::decode(&mut Cursor::new(&out), 1, tree_place(directory), Layout::Tree, MAX_NODE_ENTRIES, &mut 0, u64::MAX).unwrap();
         assert_eq!(decoded, keys);
         assert_eq!((decoded.item_count(), decoded.block_count()), (4 * BIG + 1, (1 << 20) + 1));
+    }
+
+    /// With `spread`, the level under the root is spread over as many nodes
+    /// as the root may list, of at least MIN_SPREAD_ENTRIES; lower levels are
+    /// full; forced small nodes keep their size.
+    #[test]
+    fn issue_17_the_level_under_the_root_is_spread() {
+        let blocks = |n: u64| Body { level: 0, entries: (0..n).map(|i| Entry { range: ByteRange { offset: i, length: 1 }, first_item: i, item_count: 1, first_block: i as usize, block_count: 1, head: [i, 0, 0, 0] }).collect() };
+        let shape = |n: u64, node_entries: usize, root_entries: usize| {
+            let (root, nodes) = build_tree(blocks(n), node_entries, root_entries, true, &mut Vec::new()).unwrap();
+            (root.level, root.entries.len(), nodes, root.entries.iter().map(|e| e.block_count).max().unwrap())
+        };
+        // 61,458 blocks, 512 entries a node, a root of 128: 121 full nodes before, 128 of 481 now.
+        assert_eq!(shape(61_458, 512, 128), (1, 128, 128, 481));
+        // Few blocks: nodes of 128, not of 5.
+        assert_eq!(shape(616, 512, 128), (1, 5, 5, 128));
+        // Depth 2: level 1 full (391 nodes of 512), the level under the root spread (4 of 128).
+        assert_eq!(shape(200_000, 512, 128), (2, 4, 391 + 4, 128 * 512));
+        // Forced small nodes (tests, fuzzing) are not spread.
+        assert_eq!(shape(9, 2, 2), (3, 2, 5 + 3 + 2, 8));
+        // Without `spread`, nodes are full.
+        let (root, nodes) = build_tree(blocks(61_458), 512, 128, false, &mut Vec::new()).unwrap();
+        assert_eq!((root.entries.len(), nodes), (121, 121));
     }
 
     #[test]

@@ -439,10 +439,10 @@ fn directories(index: &Index, layout: BlockLayout) -> Result<(Vec<u8>, Option<(V
         return Ok((block::compress(&index.encode(&IndexSections::default()))?, None));
     }
     let mut directory = Vec::new();
-    let (dictionary, mut nodes) = build_tree((*index.dictionary).clone(), node_entries, dictionary_root, &mut directory)?;
+    let (dictionary, mut nodes) = build_tree((*index.dictionary).clone(), node_entries, dictionary_root, true, &mut directory)?;
     let mut permutations: [Arc<Body<Key>>; 6] = Default::default();
     for (root, body) in permutations.iter_mut().zip(&index.permutations) {
-        let (tree, count) = build_tree((**body).clone(), node_entries, permutation_root, &mut directory)?;
+        let (tree, count) = build_tree((**body).clone(), node_entries, permutation_root, false, &mut directory)?;
         *root = Arc::new(tree);
         nodes += count;
     }
