@@ -30,6 +30,7 @@ mod r2_source;
 mod routes;
 mod session;
 mod usage;
+mod warm_up;
 
 use config::Config;
 use futures_util::future::{LocalBoxFuture, ready};
