@@ -28,7 +28,5 @@ cd worker
 "$WORKER_BUILD_BIN" "${profile[@]}"
 # The glue's wasm imports compiled at module start, not in a new isolate's first request.
 node ../scripts/eager-glue.mjs build/index.js
-# The warm-up (worker/src/warm_up.rs) run at module start, then a new instance of the same module.
-node ../scripts/warm-up-at-start.mjs build/index.js
 # No function names in the wasm: V8 copies each compiled function's name to workerd's code map.
 node ../scripts/strip-wasm-names.mjs build/index_bg.wasm

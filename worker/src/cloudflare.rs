@@ -33,7 +33,7 @@ fn js_error(error: JsValue) -> String {
 }
 
 /// `Date.now()` and `is_near_cpu_limit`.
-pub(crate) struct Runtime;
+struct Runtime;
 
 impl Clock for Runtime {
     fn now_ms(&self) -> f64 {

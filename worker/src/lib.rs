@@ -30,7 +30,6 @@ mod r2_source;
 mod routes;
 mod session;
 mod usage;
-mod warm_up;
 
 use config::Config;
 use futures_util::future::{LocalBoxFuture, ready};
