@@ -101,6 +101,9 @@ export interface Options {
    * the first of its workerd to run it (V8 shares a wasm module's compiled code between the
    * isolates of a process: a twin would have compiled it). */
   warmer?: string;
+  /** Give the `warmer` a Worker Loader binding, LOADER, with which it can make new isolates in
+   * the process while the Worker runs (bench/worker/flush.measure.ts). */
+  loader?: boolean;
 }
 
 /** The binding the Worker sees as BUCKET when R2 is slowed: a module of the harness, run in the
@@ -161,7 +164,7 @@ export async function startWorker(vars: Record<string, string> = {}, options: Op
           workers: [
             { ...worker, name: "rete", r2Buckets: { BUCKET: "rete" } },
             options.warmer
-              ? { name: "twin", modules: true, script: options.warmer, compatibilityDate: worker.compatibilityDate, routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } }
+              ? { name: "twin", modules: true, script: options.warmer, compatibilityDate: worker.compatibilityDate, routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" }, ...(options.loader ? { workerLoaders: { LOADER: {} } } : {}) }
               : { ...worker, name: "twin", routes: ["twin.test/*"], r2Buckets: { BUCKET: "rete" } },
           ],
         })
