@@ -171,6 +171,13 @@ impl DictionaryEncoder {
         cut
     }
 
+    /// Ends the block being filled, if it holds a term, so that the next
+    /// term heads a block of its own whatever the target (FORMAT.md §8:
+    /// predicates and classes).
+    pub fn cut_before(&mut self) -> Option<RawDictionaryBlock> {
+        (self.count > 0).then(|| self.cut())
+    }
+
     /// Returns the last block.
     pub fn finish(mut self) -> Option<RawDictionaryBlock> {
         (self.count > 0).then(|| self.cut())

@@ -6,6 +6,7 @@
 //! file is written beside the output and renamed into place only when complete.
 
 use super::dictionary::{IdMapping, TermRuns};
+use super::heads::{BlockHeads, MAX_HEADS_OF_A_KIND};
 use super::input::Input;
 use super::metadata::{DefaultGraph, Metadata, built_at};
 use super::parse::{BlankNodes, ParseStats, parse_input};
@@ -117,7 +118,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     // Read card.toml first: a mistake in it should not cost a whole build.
     let card_toml = read_card_toml(&options.inputs)?;
     let parsed = parse(options, &work)?;
-    let dictionary = write_dictionary(parsed.terms, parsed.stats.quads, &work)?;
+    let dictionary = write_dictionary(parsed.terms, &parsed.heads, parsed.stats.quads, &work)?;
     let Dictionary { section: dictionary_section, entries: dictionary_entries, mapping, term_count, stats: mut term_stats } = dictionary;
     let first_blank_id = term_stats.first_blank_id.unwrap_or(term_count + 1);
     let first_literal_id = term_stats.first_literal_id.unwrap_or(term_count + 1);
@@ -205,6 +206,8 @@ fn read_card_toml(inputs: &[Input]) -> Result<Option<Metadata>> {
 /// appearance), and the quads of temporary ids, in memory or on disk.
 struct Parsed {
     terms: TermRuns,
+    /// Predicates and classes, which start dictionary blocks.
+    heads: BlockHeads,
     quads: SpooledQuads,
     stats: ParseStats,
     input_bytes: u64,
@@ -218,16 +221,19 @@ fn parse(options: &BuildOptions, work: &Workspace) -> Result<Parsed> {
     let mut blank_nodes = BlankNodes::default();
     let mut spool = QuadSpool::new(work.dir(), work.memory / 2);
     let mut stats = ParseStats::default();
+    let mut heads = BlockHeads::default();
     for input in &options.inputs {
         let bar = work.progress.bar.clone();
         let parsed = parse_input(input, options.lenient, &mut blank_nodes, move |n| bar.inc(n as u64), |quad| {
-            spool.push([terms.intern(quad[0])?, terms.intern(quad[1])?, terms.intern(quad[2])?, terms.intern(quad[3])?])
+            let ids = [terms.intern(quad[0])?, terms.intern(quad[1])?, terms.intern(quad[2])?, terms.intern(quad[3])?];
+            heads.add((quad[1], ids[1]), (quad[2], ids[2]));
+            spool.push(ids)
         })?;
         stats.quads += parsed.quads;
         stats.skipped += parsed.skipped;
         stats.prefixes.extend(parsed.prefixes);
     }
-    Ok(Parsed { terms, quads: spool.finish()?, stats, input_bytes })
+    Ok(Parsed { terms, heads, quads: spool.finish()?, stats, input_bytes })
 }
 
 /// The DICTIONARY section written to a temporary file, and how temporary ids map to final ones.
@@ -241,7 +247,7 @@ struct Dictionary {
 
 /// Phase 2: merges the term runs into sorted, sealed dictionary blocks
 /// (FORMAT.md §5), counting what the card says about terms.
-fn write_dictionary(mut terms: TermRuns, quads: u64, work: &Workspace) -> Result<Dictionary> {
+fn write_dictionary(mut terms: TermRuns, heads: &BlockHeads, quads: u64, work: &Workspace) -> Result<Dictionary> {
     work.progress.phase("dictionary", 0);
     let (term_count, term_bytes) = terms.distinct()?;
     let mut section = BlockWriter::new(work.dir());
@@ -273,6 +279,11 @@ fn write_dictionary(mut terms: TermRuns, quads: u64, work: &Workspace) -> Result
     let mapping = terms.merge(work.memory / 2, |term| {
         id += 1;
         stats.add(id, term);
+        if heads.starts_block(term)
+            && let Some(block) = encoder.cut_before()
+        {
+            pending.push(block);
+        }
         if let Some(block) = encoder.push(term) {
             pending.push(block);
             flush(&mut pending, &mut section, &mut entries, false)?;
@@ -434,9 +445,13 @@ fn describe(
 fn directories(index: &Index, layout: BlockLayout) -> Result<(Vec<u8>, Option<(Vec<u8>, usize)>)> {
     let [permutation_root, dictionary_root] = layout.node_entries.map_or(ROOT_ENTRIES, |n| [n, n]);
     let node_entries = layout.node_entries.unwrap_or(NODE_ENTRIES);
-    let flat = layout.node_entries.is_none() && index.dictionary.entries.len() <= dictionary_root && index.permutations.iter().all(|body| body.entries.len() <= permutation_root);
+    // Flat files hold up to 2 × 128 blocks in an order (`lookup_block_quads`)
+    // and a block more in the dictionary per predicate and class (`heads.rs`).
+    let flat = layout.node_entries.is_none()
+        && index.dictionary.entries.len() <= dictionary_root + 2 * MAX_HEADS_OF_A_KIND
+        && index.permutations.iter().all(|body| body.entries.len() as u64 <= 2 * PERMUTATION_BLOCKS);
     if flat {
-        return Ok((block::compress(&index.encode(&IndexSections::default()))?, None));
+        return Ok((block::compress_first_read(&index.encode(&IndexSections::default()))?, None));
     }
     let mut directory = Vec::new();
     let (dictionary, mut nodes) = build_tree((*index.dictionary).clone(), node_entries, dictionary_root, true, &mut directory)?;
@@ -449,7 +464,7 @@ fn directories(index: &Index, layout: BlockLayout) -> Result<(Vec<u8>, Option<(V
     let roots = Index { dictionary: Arc::new(dictionary), graphs: index.graphs.clone(), permutations };
     // Ranges are relative to their sections: the sections' offsets are 0 here.
     let sections = IndexSections { directory: Some(ByteRange { offset: 0, length: directory.len() as u64 }), ..IndexSections::default() };
-    Ok((block::compress(&roots.encode(&sections))?, Some((directory, nodes))))
+    Ok((block::compress_first_read(&roots.encode(&sections))?, Some((directory, nodes))))
 }
 
 /// Every section of the file, sealed, in memory or in its temporary file.
@@ -599,6 +614,19 @@ fn fixed_dictionary_target(term_count: u64, term_bytes: u64, permutation_blocks:
 fn block_quads(quad_count: u64) -> usize {
     let share = quad_count.div_ceil(PERMUTATION_BLOCKS);
     share.next_power_of_two().clamp(1024, 1 << 16).max(share).min(1 << 19) as usize
+}
+
+/// FORMAT.md §8: the orders a bound lookup reads (SPO for a subject, POS for
+/// a predicate and object, OSP for an object) take blocks of half
+/// [`block_quads`] while those are 2,048–32,768 quads (131,073 to 4.2M
+/// quads): a cold DESCRIBE or selective pattern reads one or two of them, so
+/// halving them halves its bytes (LUBM(10): ~21 KB → ~11 KB), for 3 × 128
+/// more INDEX entries (~2 KB, inside the first read; the other three orders
+/// keep theirs). Past 32,768 quads a block the file is too large for a
+/// DESCRIBE to stay within 64 KB anyway, and INDEX keeps its room.
+fn lookup_block_quads(permutation: Permutation, block_quads: usize) -> usize {
+    let lookup = matches!(permutation, Permutation::Spo | Permutation::Pos | Permutation::Osp);
+    if lookup && (2048..=32_768).contains(&block_quads) { block_quads / 2 } else { block_quads }
 }
 
 /// Bytes of blocks being encoded and compressed at once, on top of `--mem`.
@@ -887,8 +915,13 @@ impl<'a> Orders<'a> {
         }
         let coded = self.key_layout() == permutation::BlockLayout::Coded;
         let seal = |block: &[Key]| block::seal(&if coded { encode_coded_block(block)? } else { encode_block(block) });
-        let sealed: Vec<Vec<u8>> = keys.par_chunks(self.block_quads).map(seal).collect::<std::io::Result<_>>()?;
-        for (block, sealed) in keys.chunks(self.block_quads).zip(sealed) {
+        // A batch is whole blocks of `block_quads`, so of its halves too.
+        let block_quads = match self.layout.fixed_block_quads(self.counts.quad_count) {
+            Some(fixed) => fixed,
+            None => lookup_block_quads(permutation, self.block_quads),
+        };
+        let sealed: Vec<Vec<u8>> = keys.par_chunks(block_quads).map(seal).collect::<std::io::Result<_>>()?;
+        for (block, sealed) in keys.chunks(block_quads).zip(sealed) {
             let range = section.write_block(&sealed)?;
             entries.push(PermutationEntry { range, quad_count: block.len() as u64, first_key: block[0] });
         }
@@ -931,7 +964,7 @@ fn seal_card(card: &mut Card) -> Result<Vec<u8>> {
     let mut cap = CARD_LIST_CAP;
     loop {
         card.truncate_lists(cap);
-        let sealed = block::compress(&serde_json::to_vec(&card)?)?;
+        let sealed = block::compress_first_read(&serde_json::to_vec(&card)?)?;
         if sealed.len() as u64 <= rete_core::format::MAX_CARD_BYTES {
             return Ok(sealed);
         }
@@ -944,7 +977,7 @@ fn seal_card(card: &mut Card) -> Result<Vec<u8>> {
                     text.push('…');
                 }
             }
-            let sealed = block::compress(&serde_json::to_vec(&card)?)?;
+            let sealed = block::compress_first_read(&serde_json::to_vec(&card)?)?;
             if sealed.len() as u64 > rete_core::format::MAX_CARD_BYTES {
                 bail!("the card is {} bytes even with empty lists, over the 32 KiB limit (FORMAT.md §7)", sealed.len());
             }
@@ -1022,6 +1055,16 @@ mod tests {
         }
         for quads in [1u64 << 20, 8_388_609, 17_684_507, 67_108_864] {
             assert!(quads.div_ceil(block_quads(quads) as u64) <= PERMUTATION_BLOCKS, "{quads} quads");
+        }
+    }
+
+    #[test]
+    fn lookup_orders_have_half_blocks_from_2048_to_32768_quads() {
+        for (quads, spo, sop) in [(50_000, 1024, 1024), (200_000, 1024, 2048), (1_557_734, 8192, 16_384), (4_194_304, 16_384, 32_768), (4_194_305, 65_536, 65_536)] {
+            let coarse = block_quads(quads);
+            assert_eq!((lookup_block_quads(Permutation::Spo, coarse), lookup_block_quads(Permutation::Sop, coarse)), (spo, sop), "{quads} quads");
+            assert_eq!(lookup_block_quads(Permutation::Pos, coarse), lookup_block_quads(Permutation::Osp, coarse));
+            assert!(quads.div_ceil(lookup_block_quads(Permutation::Spo, coarse) as u64) <= 2 * PERMUTATION_BLOCKS, "{quads} quads");
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod axioms;
 pub mod build;
 pub mod community;
 pub mod dictionary;
+pub mod heads;
 pub mod input;
 pub mod metadata;
 pub mod parse;
