@@ -38,6 +38,15 @@ impl Restart {
     }
 }
 
+/// Where a seek landed: at the first row ≥ its prefix, and the row before
+/// that when the walk passed it (else where the walk started).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Landing {
+    /// The answer.
+    pub at: RowCursor,
+    before: RowCursor,
+}
+
 /// A position in a block: the next row to decode, where its four column
 /// values start, and the row before it (columns are delta-coded against it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,16 +141,33 @@ impl PermutationKeys {
 
     /// A cursor at the first key whose leading components are ≥ `prefix`.
     pub fn seek(&self, prefix: &[TermId]) -> RowCursor {
+        self.seek_from(None, prefix).at
+    }
+
+    /// [`Self::seek`], starting from where an earlier seek in this block
+    /// landed when every row before that is below `prefix`: lookups of one
+    /// block walk on from the last instead of from a restart when ahead of
+    /// it, or at most one row behind it, as for a for-loop join that looks
+    /// up (s, p1) then (s, p2), p2 < p1 (issue 14: a for-loop join looks a
+    /// pattern up per outer row, and a seek was a sixth of such a query).
+    pub fn seek_from(&self, from: Option<&Landing>, prefix: &[TermId]) -> Landing {
         let bound = prefix.len().min(4);
         let below = |key: &Key| key[..bound] < prefix[..bound];
-        // The last restart whose row is below the prefix: the answer is after it.
-        let Some(restart) = self.restarts.partition_point(|r| below(&r.key)).checked_sub(1) else { return self.first() };
-        let mut cursor = self.restarts[restart].cursor_after(restart * RESTART_ROWS);
+        let usable = |cursor: &&RowCursor| cursor.row > 0 && cursor.row <= self.len && below(&cursor.previous);
+        let from = from.and_then(|landing| [&landing.at, &landing.before].into_iter().find(usable)).copied().unwrap_or_else(|| self.first());
+        // The restarts after `from`: the last of them below the prefix, when
+        // there is one, is where the answer's walk starts.
+        let after = from.row.div_ceil(RESTART_ROWS).min(self.restarts.len());
+        let mut cursor = match self.restarts[after..].partition_point(|r| below(&r.key)) {
+            0 => from,
+            n => self.restarts[after + n - 1].cursor_after((after + n - 1) * RESTART_ROWS),
+        };
+        let mut before = cursor;
         loop {
-            let before = cursor;
+            let at = cursor;
             match cursor.next(self) {
-                Some(key) if below(&key) => {}
-                _ => return before,
+                Some(key) if below(&key) => before = at,
+                _ => return Landing { at, before },
             }
         }
     }

@@ -11,13 +11,14 @@
 mod cache;
 mod keys;
 mod pattern;
+mod placed;
 mod rounds;
 mod terms;
 mod tree;
 
 pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern, QuadRanges};
-pub use keys::{PermutationKeys, RowCursor};
+pub use keys::{Landing, PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
 pub use tree::{Directory, Located};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
@@ -34,9 +35,10 @@ use crate::format::search::{MAX_SEARCH_ROOT_RAW_BYTES, PostingBlock, SEARCH_VERS
 use crate::format::{FIRST_READ_BYTES, MAX_CARD_BYTES, MAX_INDEX_RAW_BYTES, term};
 use crate::{FormatError, ReadError, ReadLimit, TermId};
 use oxrdf::{Term, TermRef};
+use placed::Placed;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// A pattern over a term whose id is not known yet asks for the quad blocks
@@ -188,46 +190,12 @@ impl TermReader {
     }
 }
 
-/// The dictionary blocks a store has placed for [`Store::term_in`], by first
-/// id, each with a weak handle on its decoded block: an id a run's
-/// [`TermReader`] does not hold finds its block here with a binary search
-/// while the cache (or a reader) still holds it, instead of a directory walk
-/// and a cache lookup (issue 14: CLDR's 🐈 has labels in ~200 blocks, one
-/// label each, so every label was such a miss). The handles keep nothing
-/// alive beyond the cache's budget, and places whose block has gone are
-/// dropped once they outnumber the live ones (a long-lived store, a Worker's,
-/// meets blocks without end on a big file).
-#[derive(Debug, Default)]
-struct PlacedTerms {
-    located: Vec<Located>,
-    blocks: Vec<Weak<DictionaryTerms>>,
-    /// The length at which places of dropped blocks are swept.
-    sweep_at: usize,
-}
-
-impl PlacedTerms {
-    /// The fewest places worth a sweep.
-    const SWEEP_MIN: usize = 1024;
-
-    /// Places `block`, first dropping the places of blocks no longer in memory
-    /// when there are `sweep_at` of them: amortised O(1) a place, and at most
-    /// twice the live ones (or [`Self::SWEEP_MIN`]).
-    fn place(&mut self, located: Located, block: &Arc<DictionaryTerms>) {
-        if self.located.len() >= self.sweep_at.max(Self::SWEEP_MIN) {
-            let mut live = self.blocks.iter().map(|block| block.strong_count() > 0);
-            self.located.retain(|_| live.next().unwrap_or(false));
-            self.blocks.retain(|block| block.strong_count() > 0);
-            self.sweep_at = 2 * self.located.len();
-        }
-        let at = self.located.partition_point(|l| l.first_item < located.first_item);
-        if self.located.get(at) == Some(&located) {
-            self.blocks[at] = Arc::downgrade(block);
-        } else {
-            self.located.insert(at, located);
-            self.blocks.insert(at, Arc::downgrade(block));
-        }
-    }
-}
+/// The dictionary blocks a store has placed for [`Store::term_in`], by
+/// first id ([`Placed`]): an id a run's [`TermReader`] does not hold finds
+/// its block there while it is in memory (issue 14: CLDR's 🐈 has labels in
+/// ~200 blocks, one label each, so every label was a directory walk and a
+/// cache lookup).
+type PlacedTerms = Placed<Located, DictionaryTerms>;
 
 /// An open `.rete` file: header and INDEX in memory, blocks on demand.
 pub struct Store<S> {
@@ -257,6 +225,9 @@ pub struct Store<S> {
     places: RefCell<BTreeMap<BlockKey, tree::Place>>,
     /// Dictionary blocks placed for id lookups (see [`PlacedTerms`]).
     placed_terms: RefCell<PlacedTerms>,
+    /// Permutation blocks placed for pattern lookups, by permutation (see
+    /// [`pattern::KeysPlace`]).
+    placed_keys: [RefCell<Placed<pattern::KeysPlace, PermutationKeys>>; 6],
     /// The card's datatypes and language tags once read (see [`Store::literal_kinds`]).
     literal_kinds: RefCell<Option<Option<Arc<LiteralKinds>>>>,
 }
@@ -328,6 +299,7 @@ impl<S: RangeSource> Store<S> {
             search_root: RefCell::default(),
             places: RefCell::default(),
             placed_terms: RefCell::default(),
+            placed_keys: Default::default(),
             literal_kinds: RefCell::default(),
         }
     }
@@ -561,20 +533,20 @@ impl<S: RangeSource> Store<S> {
     fn placed_dictionary_block(&self, id: TermId) -> Result<(Located, Arc<DictionaryTerms>), ReadError> {
         let known = {
             let placed = self.placed_terms.borrow();
-            let at = placed.located.partition_point(|l| l.first_item <= id).checked_sub(1).filter(|&at| placed.located[at].items().contains(&id));
+            let at = placed.last_where(|l| l.first_item <= id).filter(|&at| placed.places()[at].items().contains(&id));
             if let Some(at) = at
-                && let Some(block) = placed.blocks[at].upgrade()
+                && let Some(block) = placed.block_at(at)
             {
-                return Ok((placed.located[at], block));
+                return Ok((placed.places()[at], block));
             }
-            at.map(|at| placed.located[at])
+            at.map(|at| placed.places()[at])
         };
         let located = match known {
             Some(located) => located,
             None => self.dictionary_for_id(id)?.ok_or_else(|| not_in_dictionary(id, self.header.term_count))?,
         };
         let block = self.dictionary_block(located.number)?;
-        self.placed_terms.borrow_mut().place(located, &block);
+        self.placed_terms.borrow_mut().place(located, &block, |l| l.first_item.cmp(&located.first_item));
         Ok((located, block))
     }
 
@@ -1105,29 +1077,6 @@ mod tests {
         let index_summary = SectionSummary { length: sealed.len() as u64, item_count: 0, checksum: xxh3_64(&sealed) };
         let header = layout(Counts { quads, terms: 0, graphs: 0 }, index_summary, summary(0), [None, None], None, summary(0), permutations, None, None);
         (header, sealed)
-    }
-
-    /// A long-lived store meets dictionary blocks without end: the places of
-    /// blocks that left memory are swept, the live ones kept in id order.
-    #[test]
-    fn placed_terms_stay_bounded_by_the_blocks_in_memory() {
-        let block = || Arc::new(DictionaryTerms::decode(&[0], "test block", 0).unwrap());
-        let located = |n: u64| Located { number: n as usize, range: ByteRange { offset: n, length: 1 }, first_item: 10 * n, item_count: 10 };
-        let mut placed = PlacedTerms::default();
-        let kept: Vec<_> = (0..10).map(|_| block()).collect();
-        for n in 0..100_000u64 {
-            match kept.get(n as usize % 10_000) {
-                Some(live) => placed.place(located(n), live),
-                None => placed.place(located(n), &block()),
-            }
-            assert!(placed.located.len() <= PlacedTerms::SWEEP_MIN, "{} places for at most 100 live blocks", placed.located.len());
-        }
-        let firsts: Vec<_> = placed.located.iter().map(|l| l.first_item).collect();
-        assert!(firsts.windows(2).all(|w| w[0] < w[1]), "places out of id order");
-        assert_eq!(placed.located.len(), placed.blocks.len());
-        for n in (0..100_000u64).filter(|n| n % 10_000 < 10) {
-            assert!(placed.located.contains(&located(n)), "place of the live block {n} lost");
-        }
     }
 
     /// Found by the query_damaged fuzz target: quad counts of INDEX entries
