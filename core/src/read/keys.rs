@@ -290,6 +290,18 @@ mod tests {
                 assert_eq!(cursor.next(&compact), keys.get(expected).copied(), "{key:?} / {bound}");
             }
         }
+        // A seek from where another landed finds what a seek from the start
+        // finds, whichever way the second prefix lies from the first.
+        let prefixes: Vec<&[TermId]> = keys.iter().step_by(7).flat_map(|key| [&key[..1], &key[..2], &key[..3], &key[..]]).collect();
+        for (i, first) in prefixes.iter().enumerate() {
+            let landing = compact.seek_from(None, first);
+            assert_eq!(landing.at, compact.seek(first));
+            for second in prefixes.iter().skip(i.saturating_sub(3)).take(7).chain([&&[][..], &&[0, 0][..], &&[u64::MAX][..]]) {
+                let mut cursor = compact.seek_from(Some(&landing), second).at;
+                let expected = keys.partition_point(|k| k[..second.len()] < **second);
+                assert_eq!(cursor.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}");
+            }
+        }
         assert!(compact.heap_bytes() * 2 < keys.len() * std::mem::size_of::<Key>(), "{}", compact.heap_bytes());
     }
 
