@@ -70,7 +70,9 @@ run() {
   options=$(options_of "$target")
   mkdir -p "$OUT/corpus/$target" "$OUT/artifacts/$target" "$OUT/logs" "$OUT/seeds/$target"
   local log
-  log=$OUT/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log
+  # The pid too: two lanes of one target may start in the same second, and a shared log
+  # mixes both campaigns' figures (2026-11-27, 11:44).
+  log=$OUT/logs/$target-$(date -u +%Y%m%dT%H%M%SZ)-$$.log
   local started=$SECONDS status=0
   # shellcheck disable=SC2086
   nice -n 19 "$(binary_of "$target")" "$OUT/corpus/$target" "$OUT/seeds/$target" $options "${LIMITS[@]}" \
