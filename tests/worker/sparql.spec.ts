@@ -322,9 +322,10 @@ describe("budgets", () => {
     ["MAX_ROUNDS", "1", JOIN, "rounds", "query needs more than 1 rounds of reads"],
     ["MAX_SUBREQUESTS", "6", JOIN, "subrequests", "query needs more than 6 subrequests"],
     ["MAX_READ_BYTES", "20000", JOIN, "read-bytes", "query needs more than 20000 bytes read from storage"],
-    ["CACHE_BYTES", "200000", ALL, "cache-bytes", "bytes"],
-  ])("%s=%s: 422 naming %s, and the isolate keeps serving", async (name, value, query, limit, message) => {
-    const small = await startWorker({ [name]: value });
+    // Without compressed blocks kept in the isolate, a query's decoded blocks must all fit at once.
+    ["CACHE_BYTES", "200000", ALL, "cache-bytes", "bytes", { COMPRESSED_CACHE_BYTES: "0" }],
+  ])("%s=%s: 422 naming %s, and the isolate keeps serving", async (name, value, query, limit, message, extra: Record<string, string> = {}) => {
+    const small = await startWorker({ [name]: value, ...extra });
     try {
       await small.publish("schema-org", resolve(FILES, "schema-org.rete"));
       const r = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent(query)}`);
@@ -335,6 +336,63 @@ describe("budgets", () => {
       expect(body.message).toContain(message);
       const ok = await small.fetch(`/schema-org/sparql?query=${encodeURIComponent(ASK)}`);
       expect(ok.status).toBe(200);
+    } finally {
+      await small.dispose();
+    }
+  });
+});
+
+describe("the isolate's compressed blocks and computed values (issue 14: what native answers)", () => {
+  // Every literal of qudt decoded: 419,282 sealed bytes that decode to 1.4 MB of blocks (`rete cost`).
+  const SCAN = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(CONTAINS(STR(?o), "e")) }';
+  const sparql = (worker: Worker, query: string) => worker.fetch(`/qudt/sparql?query=${encodeURIComponent(query)}`);
+
+  test("a scan whose decoded blocks exceed CACHE_BYTES answers, and on the warm isolate reads nothing: no R2 read, no Cache API call", async () => {
+    const expected = await (await sparql(w, SCAN)).json();
+    expect(Number(expected.results.bindings[0].n.value)).toBeGreaterThan(1000);
+    const small = await startWorker({ CACHE_BYTES: "600000", POINTER_TTL_S: "60" });
+    try {
+      await small.publish("qudt", resolve(FILES, "qudt.rete"));
+      const cold = await sparql(small, SCAN);
+      expect(cold.status).toBe(200);
+      expect(await cold.json()).toEqual(expected);
+      expect(counters(cold).reads).toBeGreaterThan(1);
+      for (let i = 0; i < 2; i++) {
+        const warm = await sparql(small, SCAN);
+        expect(warm.status).toBe(200);
+        expect(await warm.json()).toEqual(expected);
+        expect(counters(warm)).toMatchObject({ reads: 0, subrequests: 0, cacheHits: 0, bytes: 0 });
+      }
+      // Without the compressed blocks the same scan cannot hold its blocks (the limit above).
+      const none = await startWorker({ CACHE_BYTES: "600000", COMPRESSED_CACHE_BYTES: "0" });
+      try {
+        await none.publish("qudt", resolve(FILES, "qudt.rete"));
+        const r = await sparql(none, SCAN);
+        expect(r.status).toBe(422);
+        expect(r.headers.get("x-rete-limit")).toBe("cache-bytes");
+      } finally {
+        await none.dispose();
+      }
+    } finally {
+      await small.dispose();
+    }
+  });
+
+  test("LANG of every literal answers under a MAX_COMPUTED_BYTES that one value per row would exceed; distinct values still count", async () => {
+    // More than 250 literals: "en" counted per row (41 bytes with its datatype) would pass 10,000.
+    const PER_LANGUAGE = "SELECT ?l (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isLiteral(?o)) } GROUP BY (LANG(?o) AS ?l) ORDER BY ?l";
+    const expected = await (await sparql(w, PER_LANGUAGE)).json();
+    const literals = expected.results.bindings.reduce((sum: number, b: { n: { value: string } }) => sum + Number(b.n.value), 0);
+    expect(literals).toBeGreaterThan(250);
+    const small = await startWorker({ MAX_COMPUTED_BYTES: "10000" });
+    try {
+      await small.publish("qudt", resolve(FILES, "qudt.rete"));
+      const r = await sparql(small, PER_LANGUAGE);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual(expected);
+      const distinct = await sparql(small, 'SELECT (COUNT(?v) AS ?n) WHERE { ?s ?p ?o FILTER(isLiteral(?o)) BIND(CONCAT(STR(?o), "!") AS ?v) }');
+      expect(distinct.status).toBe(422);
+      expect(distinct.headers.get("x-rete-limit")).toBe("computed-bytes");
     } finally {
       await small.dispose();
     }

@@ -29,6 +29,10 @@ pub struct Config {
     /// `CACHE_BYTES`: a block cache's budget: the decoded blocks one query
     /// may hold at once, kept in the isolate for the next queries.
     pub cache_bytes: u64,
+    /// `COMPRESSED_CACHE_BYTES`: sealed (compressed) blocks kept in the
+    /// isolate for all its requests, which decode them again instead of
+    /// reading them (0: none kept, a query's blocks stay pinned in its cache).
+    pub compressed_cache_bytes: u64,
     /// `MAX_CONCURRENT_QUERIES`: block caches in the isolate; more queries wait.
     pub max_concurrent_queries: u64,
     /// `MAX_QUERY_BYTES`: longest query text (GET parameter or POST body).
@@ -57,6 +61,7 @@ impl Default for Config {
             max_read_bytes: 64 << 20,
             max_subrequests: 50,
             cache_bytes: 16 << 20,
+            compressed_cache_bytes: 16 << 20,
             max_concurrent_queries: 2,
             max_query_bytes: 64 << 10,
             coalesce_gap_bytes: 32 << 10,
@@ -72,7 +77,7 @@ impl Config {
     /// Reads every setting through `var`, which returns a var's text if set.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         let mut config = Self::default();
-        let numbers: [(&str, &mut u64); 15] = [
+        let numbers: [(&str, &mut u64); 16] = [
             ("MAX_QUADS_SCANNED", &mut config.max_quads_scanned),
             ("MAX_ROWS_PRODUCED", &mut config.max_rows_produced),
             ("MAX_STEPS", &mut config.max_steps),
@@ -82,6 +87,7 @@ impl Config {
             ("MAX_READ_BYTES", &mut config.max_read_bytes),
             ("MAX_SUBREQUESTS", &mut config.max_subrequests),
             ("CACHE_BYTES", &mut config.cache_bytes),
+            ("COMPRESSED_CACHE_BYTES", &mut config.compressed_cache_bytes),
             ("MAX_CONCURRENT_QUERIES", &mut config.max_concurrent_queries),
             ("MAX_QUERY_BYTES", &mut config.max_query_bytes),
             ("COALESCE_GAP_BYTES", &mut config.coalesce_gap_bytes),

@@ -4,7 +4,8 @@
 //!
 //! This file is the entry point and the route table; each route lives in
 //! `routes/` and starts with `preamble.rs` (pointer, ETag, 304, open,
-//! session); the read loop is `session.rs`, the block caches `pool.rs`,
+//! session); the read loop is `session.rs`, the block caches `pool.rs`
+//! and the isolate's compressed blocks `compressed_blocks.rs`,
 //! every R2 call `r2.rs`, and every error's status and body
 //! `http_error.rs`. README "Worker" lists the routes with curl examples.
 //!
@@ -15,6 +16,7 @@
 
 mod answer;
 mod cloudflare;
+mod compressed_blocks;
 mod config;
 mod conneg;
 mod datasets;
@@ -45,7 +47,7 @@ use usage::Usage;
 use worker::{Env, Method, event};
 
 /// Every var the config reads (see `config.rs`).
-const VARS: [&str; 16] = [
+const VARS: [&str; 17] = [
     "MAX_QUADS_SCANNED",
     "MAX_ROWS_PRODUCED",
     "MAX_STEPS",
@@ -55,6 +57,7 @@ const VARS: [&str; 16] = [
     "MAX_READ_BYTES",
     "MAX_SUBREQUESTS",
     "CACHE_BYTES",
+    "COMPRESSED_CACHE_BYTES",
     "MAX_CONCURRENT_QUERIES",
     "MAX_QUERY_BYTES",
     "COALESCE_GAP_BYTES",

@@ -5,8 +5,12 @@
 //! round's ranges (or says the run was complete); the round is read (from
 //! the Cache API what it holds, from R2 the rest) and fed, and the run starts
 //! again. Bytes, subrequests and time are bounded here per request; rounds
-//! and decoded blocks by core.
+//! and decoded blocks by core. Every block read is also kept, sealed, in the
+//! isolate's compressed blocks (`compressed_blocks.rs`), the store's source:
+//! a later request (or a later run of this one) decodes it from there
+//! instead of reading it again.
 
+use crate::compressed_blocks::{self, CompressedBlocks};
 use crate::config::Config;
 use crate::datasets::{self, Dataset, SeenHere};
 use crate::edge_cache::{self, EdgeCache};
@@ -17,7 +21,7 @@ use crate::pool::{self, Lease};
 use crate::r2_source::R2Source;
 use crate::usage::Usage;
 use futures_util::future::join_all;
-use rete_core::read::{BlockKey, FetchPlan, Step, Unfetched};
+use rete_core::read::{BlockKey, FetchPlan, Step};
 use rete_core::{ByteRange, ReadError, Store};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -27,7 +31,7 @@ use std::sync::Arc;
 /// read for the next requests and gives the block cache back.
 pub struct Session {
     /// `None` only while being dropped.
-    store: Option<Store<Unfetched>>,
+    store: Option<Store<CompressedBlocks>>,
     lease: Option<Lease>,
     dataset: Dataset,
     source: R2Source,
@@ -38,6 +42,8 @@ pub struct Session {
     max_time_ms: u64,
     deadline_ms: f64,
     read_bytes: u64,
+    /// `COMPRESSED_CACHE_BYTES`.
+    compressed_cache_bytes: u64,
 }
 
 impl Session {
@@ -53,7 +59,7 @@ impl Session {
         };
         let (cache, lease) = pool::take(&terms, ctx.host.as_ref(), ctx.clock.as_ref()).await?;
         let file = &dataset.file;
-        let store = Store::from_parts(Unfetched, file.header.clone(), file.index.clone(), cache);
+        let store = Store::from_parts(CompressedBlocks::of(file.header.content_hash), file.header.clone(), file.index.clone(), cache);
         for (range, bytes) in file.kept() {
             store.hold(range, bytes);
         }
@@ -69,11 +75,12 @@ impl Session {
             max_time_ms: config.max_time_ms,
             deadline_ms: ctx.deadline_ms,
             read_bytes: 0,
+            compressed_cache_bytes: config.compressed_cache_bytes,
         })
     }
 
     /// The store.
-    pub fn store(&self) -> &Store<Unfetched> {
+    pub fn store(&self) -> &Store<CompressedBlocks> {
         match &self.store {
             Some(store) => store,
             None => unreachable!("the store is taken only on drop"),
@@ -88,7 +95,7 @@ impl Session {
     /// Runs `attempt` until a run misses nothing, reading a round from R2
     /// between runs; returns the complete run's result. `attempt` must
     /// consume what it evaluates: a run is judged once it returns.
-    pub async fn run<T>(&mut self, mut attempt: impl AsyncFnMut(&Store<Unfetched>) -> T) -> Result<T, HttpError> {
+    pub async fn run<T>(&mut self, mut attempt: impl AsyncFnMut(&Store<CompressedBlocks>) -> T) -> Result<T, HttpError> {
         loop {
             let mark = self.store().mark();
             let outcome = attempt(self.store()).await;
@@ -119,6 +126,10 @@ impl Session {
         if self.clock.now_ms() > self.deadline_ms {
             return Err(HttpError::worker_budget("deadline", self.max_time_ms, format!("query exceeded its time limit of {} ms", self.max_time_ms)));
         }
+        // Blocks a run only wanted ahead (speculation) may be kept already:
+        // decoded from there when a run needs them, not read.
+        let file = self.store().header().content_hash;
+        let plan = &plan.without(|range| compressed_blocks::holds(file, range));
         if self.read_bytes + plan.bytes() > self.max_read_bytes {
             return Err(HttpError::worker_budget("read-bytes", self.max_read_bytes, format!("query needs more than {} bytes read from storage", self.max_read_bytes)));
         }
@@ -162,7 +173,7 @@ impl Session {
         let mut checked = Vec::new();
         for &(key, range) in &rest.blocks {
             let bytes = rest.bytes_of(&bodies, range)?;
-            self.store().feed(key, bytes).map_err(|e| self.read_error(e))?;
+            self.feed_block(key, range, bytes).map_err(|e| self.read_error(e))?;
             checked.push((range, bytes));
         }
         for &range in &rest.pieces {
@@ -199,12 +210,27 @@ impl Session {
         blocks.chain(sections).collect()
     }
 
+    /// Feeds a block's checked bytes: kept in the isolate's compressed
+    /// blocks when they fit there, and then decoded blocks the request's
+    /// cache evicts are decoded again from there (a scan may touch more than
+    /// `CACHE_BYTES`); else pinned in the cache for the request, as before
+    /// there was a tier (`COMPRESSED_CACHE_BYTES` = 0).
+    fn feed_block(&self, key: BlockKey, range: ByteRange, bytes: &[u8]) -> Result<(), ReadError> {
+        let store = self.store();
+        if !compressed_blocks::fits(self.compressed_cache_bytes, range.length) {
+            return store.feed(key, bytes);
+        }
+        store.feed_evictable(key, bytes)?;
+        compressed_blocks::keep(self.compressed_cache_bytes, store.header().content_hash, range, bytes);
+        Ok(())
+    }
+
     /// Feeds one piece the Cache API gave; `false` when it fails its check
     /// (then left to R2).
     fn feed_cached(&self, key: Option<BlockKey>, range: ByteRange, bytes: &[u8]) -> Result<bool, HttpError> {
         let store = self.store();
         Ok(match key {
-            Some(key) => match store.feed(key, bytes) {
+            Some(key) => match self.feed_block(key, range, bytes) {
                 Ok(()) => true,
                 Err(ReadError::Format(_)) => false,
                 Err(other) => return Err(self.read_error(other)),

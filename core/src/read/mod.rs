@@ -758,6 +758,18 @@ impl<S: RangeSource> Store<S> {
         self.cache.borrow_mut().pin(self.header.content_hash, key, block).map_err(|full| ReadError::Budget { limit: ReadLimit::CacheBytes, max: full.budget_bytes as u64 })
     }
 
+    /// Gives the store a block's sealed bytes that its source can give
+    /// again (a host's own store of sealed blocks in memory, which its
+    /// [`RangeSource`] reads): checked and decoded as [`Store::feed`] does,
+    /// but cached like a block read through the source, least recently used
+    /// out first, so a query may touch more decoded blocks than the cache
+    /// holds; an evicted one is read from the source and decoded again.
+    pub fn feed_evictable(&self, key: BlockKey, sealed: &[u8]) -> Result<(), ReadError> {
+        let block = self.decode_block(key, sealed)?;
+        self.cache.borrow_mut().insert(self.header.content_hash, key, block);
+        Ok(())
+    }
+
     /// Unpins the blocks fed for the query that just ended (the cache keeps
     /// what fits, least recently used out first).
     pub fn release_fed(&self) {

@@ -512,17 +512,22 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         // A computed value is a term in its canonical form: equal to a stored
         // term only when that term is written the same way.
         let term = Term::from(term);
+        // `max_computed_bytes` bounds the memory of the values built: a
+        // value the memo already holds is shared (`Rc`), not held again, so
+        // only a value new to the memo counts (`LANG(?l)` = "en" per row of a
+        // million labels is two bytes, not two million; a value the bounded
+        // memo forgot counts again when it comes back).
+        if let Some(internal) = self.memos.computed.get(&term) {
+            return Ok(internal);
+        }
         let bytes = term_bytes(term.as_ref());
         if !self.meter.compute(bytes) {
             return Err(Stopped);
         }
-        if let Some(internal) = self.memos.computed.get(&term) {
-            return Ok(internal);
-        }
+        // A pending value is kept too: its block stays missing for the rest
+        // of this run (blocks are fed between runs; the memos are the run's).
         let internal = self.lookup(term.clone())?;
-        if !matches!(internal, InternalTerm::Pending(..)) {
-            self.memos.computed.insert(term, internal.clone(), bytes);
-        }
+        self.memos.computed.insert(term, internal.clone(), bytes);
         Ok(internal)
     }
 }

@@ -33,7 +33,8 @@ const WHOLE_BYTES: usize = 1 << 20;
 /// larger ones are evaluated once more as they stream (a warm LUBM q14,
 /// 76,490 rows, paid its evaluation twice: issue 14, docs/BENCHMARK.md
 /// "Worker against native, warm"). Memory: a request holds at most this
-/// much of its answer, beside its block cache (`CACHE_BYTES`), and keeps its
+/// much of its answer, beside its block cache (`CACHE_BYTES`; the isolate's
+/// compressed blocks, `COMPRESSED_CACHE_BYTES`, are shared by all), and keeps its
 /// query slot until the answer is sent: at most `MAX_CONCURRENT_QUERIES` are held.
 const HELD_BYTES: usize = 16 << 20;
 
@@ -246,14 +247,16 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                 Reply::with_type(200, &format.content_type(), Body::Stream(receiver)).header("x-rete-answer-bytes", total_bytes.to_string())
             }
             None => {
-                // Everything the answer needs is fed and cached in this session:
-                // one more run writes it out as the client reads, without reads.
+                // Everything the answer needs is in this session's cache or the
+                // isolate's compressed blocks: one more run writes it out as the
+                // client reads, without reads (none may miss: see refuse_misses).
                 let (sender, receiver) = mpsc::channel(2);
                 let options = QueryOptions { budget: budget(ctx, false), ..options.clone() };
                 let (name, text, query, host) = (name.to_owned(), text.clone(), query.clone(), ctx.host.clone());
                 ctx.host.spawn(Box::pin(async move {
                     let mut out = Out::stream(sender);
                     let page = PageInfo::new(&name, &text, &prefixed);
+                    session.store().source().refuse_misses();
                     let result = match evaluate(session.store(), &query, &options) {
                         Ok(answer) => write_answer(answer, format, &page, &mut out).await,
                         Err(error) => Err(WriteFailure::Query(error)),

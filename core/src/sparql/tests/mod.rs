@@ -426,6 +426,31 @@ fn huge_group_by_stops() {
     assert!(matches!(error, QueryError::Budget { limit: Limit::ComputedBytes, .. }), "{error}");
 }
 
+/// `max_computed_bytes` bounds the values a query builds and holds: the same
+/// value computed on every row (CLDR's `GROUP BY (LANG(?l))` over a million
+/// labels) is built once and shared, so it counts once; distinct values
+/// still count each.
+#[test]
+fn a_value_computed_on_every_row_counts_once() {
+    let mut trig = String::from("@prefix : <http://example.org/> .\n");
+    for i in 0..3000 {
+        let language = ["en", "de", "fr"][i % 3];
+        trig.push_str(&format!(":c{i} :label \"label {i}\"@{language} .\n"));
+    }
+    let store = Store::open(fixture::from_trig(&trig), 1 << 24).unwrap();
+    // "en" as a simple literal counts 2 + 39 bytes (its datatype's IRI): 123,000 over 3,000 rows.
+    let small = || QueryOptions { budget: Budget { max_computed_bytes: 1_000, ..Budget::unlimited() }, ..QueryOptions::default() };
+    let query = "SELECT ?language (COUNT(*) AS ?n) WHERE { ?c :label ?l } GROUP BY (LANG(?l) AS ?language) ORDER BY ?language";
+    let rows = rows_with(&store, query, &small());
+    let count = "\"1000\"^^<http://www.w3.org/2001/XMLSchema#integer>";
+    assert_eq!(rows, [["\"de\"", count], ["\"en\"", count], ["\"fr\"", count]].map(|r| r.map(str::to_owned).to_vec()));
+    let query = "SELECT ?language (COUNT(*) AS ?n) WHERE { ?c :label ?l BIND(LANG(?l) AS ?language) } GROUP BY ?language";
+    assert_eq!(rows_with(&store, query, &small()).len(), 3);
+    // A new value per row: 3,000 of them, each counted.
+    let error = budget_error(&store, "SELECT (COUNT(?v) AS ?n) WHERE { ?c :label ?l BIND(CONCAT(?l, \"!\") AS ?v) }", small().budget);
+    assert!(matches!(error, QueryError::Budget { limit: Limit::ComputedBytes, max: 1_000 }), "{error}");
+}
+
 #[test]
 fn catastrophic_regex_stops() {
     let store = dense_store();

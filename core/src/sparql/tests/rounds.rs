@@ -178,6 +178,64 @@ fn fed_blocks_count_against_the_cache_budget() {
     assert!(pinned <= 40 << 10 && used <= 40 << 10);
 }
 
+/// What a host keeps of the sealed blocks it fetched (the Worker's
+/// compressed blocks): the store's source, which gives them again.
+#[derive(Default)]
+struct Kept(RefCell<std::collections::HashMap<ByteRange, Vec<u8>>>);
+
+impl RangeSource for Kept {
+    fn read_ranges(&self, ranges: &[ByteRange]) -> Result<Vec<Vec<u8>>, ReadError> {
+        let kept = self.0.borrow();
+        ranges.iter().map(|range| kept.get(range).cloned()).collect::<Option<Vec<_>>>().ok_or_else(|| ReadError::Missing(ranges.to_vec()))
+    }
+}
+
+/// Blocks fed with [`Store::feed_evictable`] over a source that keeps them:
+/// a scan whose decoded blocks exceed the cache (the budget error above)
+/// answers, the cache stays within its budget, and the next query over the
+/// same cache and source reads nothing.
+#[test]
+fn evictable_blocks_let_a_scan_exceed_the_cache() {
+    let counter = Counter::new();
+    let full = Store::open(people(), 1 << 20).unwrap();
+    let text = "SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o FILTER(isLiteral(?o)) }";
+    let expected = answer(&full, text).unwrap();
+    let kept = Kept::default();
+    let mut cache = BlockCache::new(40 << 10);
+    for (run, expected_rounds) in [(0, None), (1, Some(0))] {
+        let store = Store::from_parts(&kept, full.header().clone(), full.index().clone(), cache);
+        let mut rounds = crate::read::Rounds::new(RoundOptions::default());
+        let result = loop {
+            let mark = store.mark();
+            let result = answer(&store, text);
+            match rounds.step(&store, mark).unwrap() {
+                crate::read::Step::Done => break result,
+                crate::read::Step::Fetch(plan) => {
+                    let bodies = counter.fetch(&plan.ranges).unwrap();
+                    for &(key, range) in &plan.blocks {
+                        let bytes = plan.bytes_of(&bodies, range).unwrap();
+                        store.feed_evictable(key, bytes).unwrap();
+                        kept.0.borrow_mut().insert(range, bytes.to_vec());
+                    }
+                    for &range in &plan.pieces {
+                        store.hold(range, plan.bytes_of(&bodies, range).unwrap().into());
+                    }
+                }
+            }
+        };
+        assert_eq!(result.unwrap(), expected, "run {run}");
+        if let Some(expected) = expected_rounds {
+            assert_eq!(rounds.count(), expected, "run {run}: every block is kept");
+        }
+        let (pinned, used) = store.cache_bytes();
+        assert!(pinned == 0 && used <= 40 << 10, "{pinned} pinned, {used} used");
+        cache = store.into_cache();
+    }
+    let sealed: usize = kept.0.borrow().values().map(Vec::len).sum();
+    let decoded = Store::open(people(), 64 << 20).map(|s| { let _ = answer(&s, text); s.cache_bytes().1 }).unwrap();
+    assert!(decoded > 40 << 10, "the scan decodes {decoded} bytes ({sealed} sealed): more than the cache, or the test proves nothing");
+}
+
 #[test]
 fn the_cache_serves_the_next_query_within_its_budget() {
     let counter = Counter::new();
