@@ -14,7 +14,13 @@
 // the functions with most self time, by wasm name (build/worker-bench/factor-profile.md; the
 // profiler slows what it watches, so take times from a run without it). RETE_FACTOR_BUDGET=1 runs
 // native under the Worker's default limits (`bench_queries --budget`: the step hooks and meters
-// the Worker pays), to tell the meter's share of a factor from wasm's.
+// the Worker pays), to tell the meter's share of a factor from wasm's. RETE_FACTOR_COLD=1 starts a
+// new workerd per query, so that each query's first request is its isolate's first (cold: the
+// pointer, the open and every block read from Miniflare's R2; its status, rounds, subrequests and
+// main-thread CPU in a column of their own; Miniflare's own R2 and Cache API workers run in that
+// thread too), and its warm runs find only its own blocks kept. "wasm MiB": the isolate's wasm
+// linear memory after the query's last run (`x-rete-memory`; it only grows, so after a dataset's
+// last query it is the isolate's peak).
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts factor
 // Writes build/worker-bench/factor.md.
 import { execFileSync } from "node:child_process";
@@ -30,6 +36,7 @@ const VARS: Record<string, string> = JSON.parse(process.env.RETE_WORKER_VARS ?? 
 const ONLY = (process.env.RETE_FACTOR_ONLY ?? "").split(",").filter(Boolean);
 const PROFILE = process.env.RETE_CPU_PROFILE === "1";
 const NATIVE_BUDGET = process.env.RETE_FACTOR_BUDGET === "1";
+const COLD = process.env.RETE_FACTOR_COLD === "1";
 const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
   const [label, dir] = b.split("=");
   return [label, resolve(ROOT, dir)];
@@ -90,28 +97,47 @@ test("the Worker against the native engine, warm", async () => {
   const lines = [
     `Load average at the start: ${loadAverage()}. Native${NATIVE_BUDGET ? " under the Worker's default limits (--budget)" : ""}. Worker vars: wrangler.toml's [vars]${Object.keys(VARS).length ? ` with ${JSON.stringify(VARS)}` : ""}; medians of ${RUNS} warm runs; CPU: native query thread, workerd's main thread.`,
     "",
-    "| dataset | query | rows | native ms (CPU) | Worker warm ms (CPU) | factor, wall | CPU | ≤ 1.5× native + 5 ms, wall (CPU) | warm rounds | status |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",
+    `| dataset | query | rows | native ms (CPU) | Worker warm ms (CPU) | factor, wall | CPU | ≤ 1.5× native + 5 ms, wall (CPU) | warm rounds | status | wasm MiB |${COLD ? " cold: status, rounds, subrequests, CPU ms |" : ""}`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |${COLD ? " --- |" : ""}`,
   ];
+  /** A new workerd over the build with the dataset published. */
+  const open = async (build: string, name: string, file: string) => {
+    const before = workerdChildren();
+    const w = await startWorker({ POINTER_TTL_S: "3600", ...VARS }, { build, inspector: PROFILE });
+    const pid = newWorkerd(before);
+    const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
+    await w.publish(name, file);
+    return { w, pid, inspector };
+  };
+  const close = async (opened?: Awaited<ReturnType<typeof open>>) => {
+    opened?.inspector?.close();
+    await opened?.w.dispose();
+  };
   for (const [name, file, qs] of DATASETS) {
     if (!existsSync(file) || (ONLY.length && !ONLY.includes(name))) continue;
     const measured = native(file, qs);
     for (const [buildLabel, build] of BUILDS) {
-      const before = workerdChildren();
-      const w = await startWorker({ POINTER_TTL_S: "3600", ...VARS }, { build, inspector: PROFILE });
-      const pid = newWorkerd(before);
-      const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
       const tag = buildLabel ? `${name}, ${buildLabel}` : name;
+      let opened: Awaited<ReturnType<typeof open>> | undefined;
       try {
-        await w.publish(name, file);
         // label, text, the query file native measured (none for the floor)
         const requests: [string, string, string | undefined][] = [["(floor) ASK {}", "ASK {}", undefined], ...qs.map((q): [string, string, string] => [basename(q), readFileSync(q, "utf8"), q])];
         for (const [label, text, q] of requests) {
+          if (!opened || COLD) {
+            await close(opened);
+            opened = undefined;
+            opened = await open(build, name, file);
+          }
+          const { w, pid, inspector } = opened;
           const path = sparqlPath(name, text);
           const headers = { accept: ACCEPT };
-          await (await w.fetch(`${path}&run=warmup`, { headers })).arrayBuffer();
+          const firstCpu = threadCpu(pid);
+          const first = await w.fetch(`${path}&run=warmup`, { headers });
+          await first.arrayBuffer();
+          const firstLimit = first.headers.get("x-rete-limit");
+          const coldCell = COLD ? ` ${firstLimit ? `${first.status} ${firstLimit}` : first.status}, ${counters(first).rounds}, ${counters(first).subrequests}, ${cpuSplitMs(pid, firstCpu).main.toFixed(1)} |` : "";
           const [times, cpus] = [[] as number[], [] as number[]];
-          let last = { status: "", rows: 0, rounds: 0 };
+          let last = { status: "", rows: 0, rounds: 0, memory: 0 };
           if (inspector) {
             await inspector.send("Profiler.enable");
             await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
@@ -124,7 +150,7 @@ test("the Worker against the native engine, warm", async () => {
             times.push(performance.now() - start);
             cpus.push(cpuSplitMs(pid, cpu).main);
             const limit = r.headers.get("x-rete-limit");
-            last = { status: limit ? `${r.status} ${limit}` : String(r.status), rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds };
+            last = { status: limit ? `${r.status} ${limit}` : String(r.status), rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds, memory: counters(r).memory };
           }
           if (inspector) {
             const { profile } = await inspector.send<{ profile: never }>("Profiler.stop");
@@ -137,13 +163,12 @@ test("the Worker against the native engine, warm", async () => {
           const met = n ? `${ms <= 1.5 * n.median_ms + 5 ? "yes" : "no"} (${cpu <= 1.5 * n.median_cpu_ms + 5 ? "yes" : "no"})` : "—";
           const nativeCell = n ? `${n.median_ms.toFixed(2)} (${n.median_cpu_ms.toFixed(2)})` : "—";
           const rowCell = n && last.status === "200" && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
-          const line = `| ${tag} | ${label} | ${rowCell} | ${nativeCell} | ${ms.toFixed(2)} (${cpu.toFixed(2)}) | ${factor} | ${cpuFactor} | ${met} | ${last.rounds} | ${last.status} |`;
+          const line = `| ${tag} | ${label} | ${rowCell} | ${nativeCell} | ${ms.toFixed(2)} (${cpu.toFixed(2)}) | ${factor} | ${cpuFactor} | ${met} | ${last.rounds} | ${last.status} | ${(last.memory / 2 ** 20).toFixed(1)} |${coldCell}`;
           lines.push(line);
           console.log(line);
         }
       } finally {
-        inspector?.close();
-        await w.dispose();
+        await close(opened);
       }
     }
   }
