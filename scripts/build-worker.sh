@@ -3,6 +3,9 @@
 # worker-build, pointing it at the pinned tools that scripts/setup.sh installs: wasm-bindgen of
 # exactly the version in Cargo.lock, wasm-opt from the npm package binaryen, esbuild from npm.
 # Without these variables worker-build would try to download them (TOOLCHAIN.md).
+# worker-build runs wasm-opt as `-O` (binaryen's -Os) over the opt-level 3 wasm: -O2, -O3 and no
+# wasm-opt at all gave the same warm CPU within the machine's noise, and -O4 aborts in binaryen
+# 132's wasm-opt (docs/BENCHMARK.md "Session 17: how the wasm is built"), so it keeps its default.
 #
 # Usage: scripts/build-worker.sh [--dev]     (default: the wasm-release profile of Cargo.toml)
 # Does nothing when worker/build/ is newer than its sources; RETE_FORCE_BUILD=1 builds anyway.
