@@ -12,10 +12,16 @@
 // entry worker, the local R2 and Cache API), summed. workerd runs an inspector command that needs the isolate when the
 // isolate next handles a request: an idle isolate answers a GC only after the next request,
 // so the sampler's own request goes with each reading.
+// RETE_LOAD_WORKLOAD=cldr:01,02,04,12,13: the workload is instead those queries of
+// bench/cldr-queries over build/query-bench/cldr.rete (these five: the whole-dataset scans, each
+// decoding 19–28 MB of blocks from 5.8–7.2 MB sealed), for the isolate's memory with its block
+// caches, held answers and compressed blocks in use at once (issue 14, session 17).
+// RETE_LOAD_BUILD=DIR: another Worker build than worker/build; RETE_WORKER_VARS='{"CACHE_BYTES":"…"}'
+// overrides vars.
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts load
 // §6's run: RETE_LOAD_HEAP=1 RETE_LOAD_CONCURRENCY=64 RETE_LOAD_SECONDS=60 RETE_LOAD_MAX_REQUESTS=1000000 RETE_LOAD_SAMPLE_S=5 …
 // Writes build/worker-bench/load.md.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT, startWorker } from "../../tests/worker/mf.ts";
@@ -48,7 +54,14 @@ const WORKLOAD: [string, string, number, number][] = [
 ];
 /** A request that takes longer than this counts as an error (and the level does not hang). */
 const TIMEOUT_MS = 30_000;
-const MIX = WORKLOAD.flatMap((w) => Array(w[3]).fill(w) as (typeof w)[]);
+const CLDR = (process.env.RETE_LOAD_WORKLOAD ?? "").match(/^cldr:(.+)$/)?.[1].split(",");
+const CLDR_QUERIES = resolve(ROOT, "bench/cldr-queries");
+const CLDR_WORKLOAD: [string, string, number, number][] = (CLDR ?? []).map((n) => {
+  const f = readdirSync(CLDR_QUERIES).find((name) => name.startsWith(`${n}-`) && name.endsWith(".rq"));
+  if (!f) throw new Error(`no query ${n}-*.rq in bench/cldr-queries`);
+  return [f, sparqlPath("cldr", readFileSync(resolve(CLDR_QUERIES, f), "utf8")), 200, 1];
+});
+const MIX = (CLDR ? CLDR_WORKLOAD : WORKLOAD).flatMap((w) => Array(w[3]).fill(w) as (typeof w)[]);
 /** Requests answered since the run started (every level), for the memory table. */
 let answeredSoFar = 0;
 
@@ -91,12 +104,14 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 test("load and memory", async () => {
   const before = workerdChildren();
-  const w = await startWorker({ MAX_ROWS_PRODUCED: "5000" }, { inspector: HEAP, port: 0 });
+  const build = process.env.RETE_LOAD_BUILD ? resolve(ROOT, process.env.RETE_LOAD_BUILD) : undefined;
+  const w = await startWorker({ MAX_ROWS_PRODUCED: "5000", ...JSON.parse(process.env.RETE_WORKER_VARS ?? "{}") }, { inspector: HEAP, port: 0, ...(build ? { build } : {}) });
   const pid = newWorkerd(before);
   const origin = (await w.mf.ready).origin;
   expect(new URL(origin).hostname).toBe("127.0.0.1");
   await w.publish("qudt", fileOf("qudt"));
   await w.publish("schema-org", fileOf("schema-org"));
+  if (CLDR) await w.publish("cldr", resolve(ROOT, "build/query-bench/cldr.rete"));
   const loadAtStart = loadAverage();
   const t0 = performance.now();
   const memory: string[] = [];

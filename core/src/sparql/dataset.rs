@@ -514,9 +514,9 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         let term = Term::from(term);
         // `max_computed_bytes` bounds the memory of the values built: a
         // value the memo already holds is shared (`Rc`), not held again, so
-        // only a value new to the memo counts (`LANG(?l)` = "en" per row of a
-        // million labels is two bytes, not two million; a value the bounded
-        // memo forgot counts again when it comes back).
+        // only a value new to the memo counts (`LANG(?l)` = "en" over a
+        // million labels counts its 41 bytes once, not once per row; a value
+        // the bounded memo forgot counts again when it comes back).
         if let Some(internal) = self.memos.computed.get(&term) {
             return Ok(internal);
         }
