@@ -66,9 +66,33 @@ pub fn rewrite<S: RangeSource>(store: &Store<S>, query: &Query, missed: &mut dyn
     }))
 }
 
+/// Whether a pattern the rewriter walks into holds a `text:query` triple:
+/// without one, the rewrite would give the query back unchanged. Walked in
+/// place, as `Rewriter::pattern` walks: every query pays for this check, and
+/// writing the pattern out as text to search it cost a small query more
+/// than its first answer's lookups.
 fn mentions_text_query(pattern: &GraphPattern) -> bool {
-    // Cheap and sufficient: the pattern's SPARQL form names every IRI it holds.
-    pattern.to_string().contains(TEXT_QUERY)
+    match pattern {
+        GraphPattern::Bgp { patterns } => patterns.iter().any(is_text_query),
+        GraphPattern::Join { left, right } | GraphPattern::LeftJoin { left, right, .. } | GraphPattern::Lateral { left, right } | GraphPattern::Union { left, right } | GraphPattern::Minus { left, right } => {
+            mentions_text_query(left) || mentions_text_query(right)
+        }
+        GraphPattern::Filter { inner, .. }
+        | GraphPattern::Graph { inner, .. }
+        | GraphPattern::Extend { inner, .. }
+        | GraphPattern::OrderBy { inner, .. }
+        | GraphPattern::Project { inner, .. }
+        | GraphPattern::Distinct { inner }
+        | GraphPattern::Reduced { inner }
+        | GraphPattern::Slice { inner, .. }
+        | GraphPattern::Group { inner, .. }
+        | GraphPattern::Service { inner, .. } => mentions_text_query(inner),
+        GraphPattern::Path { .. } | GraphPattern::Values { .. } => false,
+    }
+}
+
+fn is_text_query(triple: &TriplePattern) -> bool {
+    matches!(&triple.predicate, NamedNodePattern::NamedNode(p) if p.as_str() == TEXT_QUERY)
 }
 
 struct Rewriter<'a, S> {
@@ -106,7 +130,7 @@ impl<S: RangeSource> Rewriter<'_, S> {
     /// with their hits.
     fn bgp(&mut self, mut patterns: Vec<TriplePattern>) -> Result<GraphPattern, TextQueryError> {
         let mut values = Vec::new();
-        while let Some(position) = patterns.iter().position(|t| matches!(&t.predicate, NamedNodePattern::NamedNode(p) if p.as_str() == TEXT_QUERY)) {
+        while let Some(position) = patterns.iter().position(is_text_query) {
             let triple = patterns.remove(position);
             let outputs = list_or_one(&triple.subject, &mut patterns);
             let arguments = list_or_one(&triple.object, &mut patterns);

@@ -96,16 +96,16 @@ pub enum Answer<'a> {
 pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, options: &QueryOptions) -> Result<Answer<'a>, QueryError> {
     let meter = Arc::new(Meter::new(options.budget.clone()));
     let searched = crate::search::sparql::rewrite(store, query, &mut |ranges| meter.note_missing(ranges))?;
-    let (query, unknown_functions) = adapt(searched.as_ref().unwrap_or(query));
+    let (mut query, unknown_functions) = adapt(searched.unwrap_or_else(|| query.clone()));
     // Range FILTERs on numbers and dates read only their range, and top-k
     // sorts on them only their top k (FORMAT.md §5.1.1), lexical-form
     // FILTERs only their terms, found before the step hooks reshape the pattern.
     let value_order = store.header().literal_order() == LiteralOrder::Value;
-    let object_ranges = value_ranges::object_ranges(&query, value_order);
+    let object_ranges = value_ranges::object_ranges(&mut query, value_order);
     let run = Run { store, options, meter: &meter, unknown_functions: &unknown_functions, object_ranges: &object_ranges };
     let top = if value_order { top_k::top_k(&query).filter(|top| !object_ranges.iter().any(|range| range.predicate == top.predicate)) } else { None };
     let restriction = top.and_then(|top| top_k::restriction(store, &meter, &top, &mut |restriction, limit| run.count(&query, &top.pattern, restriction, limit)));
-    match run.execute(&query, restriction) {
+    match run.execute(&mut query, restriction) {
         Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
         Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
         Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
@@ -131,8 +131,10 @@ struct Run<'r, 'a, S> {
 }
 
 impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
-    /// Evaluates a query (adapted, without step hooks) over the store.
-    fn execute(&self, query: &Query, restriction: Option<top_k::Restriction>) -> Result<QueryResults<'a>, QueryEvaluationError> {
+    /// Evaluates a query (adapted, without step hooks) over the store. The
+    /// query is borrowed mutably only for the walks that read it
+    /// (`algebra::VisitMut`): it is left as it was, and not copied.
+    fn execute(&self, query: &mut Query, restriction: Option<top_k::Restriction>) -> Result<QueryResults<'a>, QueryEvaluationError> {
         // spareval's optimizer (join order, type inference) grows with the cube of a
         // pattern's size and runs before any budget can stop it: a 170-byte query of
         // 121 reifier patterns (`?s ?p ?o ~ ~ ~ …`) planned for 1.3 s (issue 18's
@@ -140,12 +142,18 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
         // written, which the budgets bound; its answers are the same. The step hooks
         // plan too (`with_step_hooks`): a MINUS of 117 reifiers took 0.9 s there.
         let planned = algebra::triple_pattern_count(query) <= MAX_PLANNED_PATTERNS;
-        let query = if self.options.budget.is_unlimited() { query.clone() } else { with_hooks(query, planned) };
+        let hooked;
+        let query = if self.options.budget.is_unlimited() {
+            &*query
+        } else {
+            hooked = with_hooks(query, planned);
+            &hooked
+        };
         let hook_meter = Arc::clone(self.meter);
         let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
         let evaluator = extensions::failing(evaluator, self.unknown_functions);
         let evaluator = if planned { evaluator } else { evaluator.without_optimizations() };
-        let mut prepared = evaluator.prepare(&query);
+        let mut prepared = evaluator.prepare(query);
         if !self.options.default_graphs.is_empty() || !self.options.named_graphs.is_empty() {
             let dataset = prepared.dataset_mut();
             dataset.set_default_graph(self.options.default_graphs.iter().cloned().map(GraphName::from).collect());
@@ -164,8 +172,8 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
     fn count(&self, query: &Query, pattern: &GraphPattern, restriction: &top_k::Restriction, limit: u64) -> Option<u64> {
         let Query::Select { dataset, base_iri, .. } = query else { return None };
         let limited = GraphPattern::Slice { inner: Box::new(GraphPattern::Project { inner: Box::new(pattern.clone()), variables: Vec::new() }), start: 0, length: usize::try_from(limit).ok() };
-        let check = Query::Select { dataset: dataset.clone(), pattern: limited, base_iri: base_iri.clone() };
-        let Ok(QueryResults::Solutions(solutions)) = self.execute(&check, Some(restriction.clone())) else { return None };
+        let mut check = Query::Select { dataset: dataset.clone(), pattern: limited, base_iri: base_iri.clone() };
+        let Ok(QueryResults::Solutions(solutions)) = self.execute(&mut check, Some(restriction.clone())) else { return None };
         let mut rows = 0;
         for solution in solutions {
             solution.ok()?;
@@ -185,20 +193,20 @@ pub fn warnings(query: &Query) -> Vec<String> {
 /// The query as spareval must see it to answer as SPARQL defines:
 /// `GRAPH ?g` scoped (`graph_scope.rs`), and the extension functions it
 /// does not know, to be registered as failing (`extensions.rs`).
-fn adapt(query: &Query) -> (Query, Vec<NamedNode>) {
-    let mut adapted = query.clone();
-    graph_scope::scope_graph_variables(&mut adapted);
-    let unknown = extensions::unknown_functions(&adapted);
-    (adapted, unknown)
+fn adapt(mut query: Query) -> (Query, Vec<NamedNode>) {
+    graph_scope::scope_graph_variables(&mut query);
+    let unknown = extensions::unknown_functions(&query);
+    (query, unknown)
 }
 
-/// The same query with step hooks in its pattern (see `budget.rs`).
+/// The same query with step hooks in its pattern (see `budget.rs`); the
+/// pattern is rebuilt, not copied first.
 fn with_hooks(query: &Query, planned: bool) -> Query {
-    match query.clone() {
-        Query::Select { dataset, pattern, base_iri } => Query::Select { dataset, pattern: with_step_hooks(&pattern, planned), base_iri },
-        Query::Construct { template, dataset, pattern, base_iri } => Query::Construct { template, dataset, pattern: with_step_hooks(&pattern, planned), base_iri },
-        Query::Describe { dataset, pattern, base_iri } => Query::Describe { dataset, pattern: with_step_hooks(&pattern, planned), base_iri },
-        Query::Ask { dataset, pattern, base_iri } => Query::Ask { dataset, pattern: with_step_hooks(&pattern, planned), base_iri },
+    match query {
+        Query::Select { dataset, pattern, base_iri } => Query::Select { dataset: dataset.clone(), pattern: with_step_hooks(pattern, planned), base_iri: base_iri.clone() },
+        Query::Construct { template, dataset, pattern, base_iri } => Query::Construct { template: template.clone(), dataset: dataset.clone(), pattern: with_step_hooks(pattern, planned), base_iri: base_iri.clone() },
+        Query::Describe { dataset, pattern, base_iri } => Query::Describe { dataset: dataset.clone(), pattern: with_step_hooks(pattern, planned), base_iri: base_iri.clone() },
+        Query::Ask { dataset, pattern, base_iri } => Query::Ask { dataset: dataset.clone(), pattern: with_step_hooks(pattern, planned), base_iri: base_iri.clone() },
     }
 }
 

@@ -47,10 +47,11 @@ pub(crate) enum Objects {
 
 /// The object ranges a query's FILTERs allow (see the module doc); ranges
 /// of values only when the file's numbers and dates are in value order.
-pub(crate) fn object_ranges(query: &Query, value_order: bool) -> Vec<ObjectRange> {
-    let mut query = query.clone();
+/// The walk is mutable (`algebra::VisitMut`), so the query is borrowed so
+/// (a copy of it cost a small query more than the walk); it is left as it was.
+pub(crate) fn object_ranges(query: &mut Query, value_order: bool) -> Vec<ObjectRange> {
     let mut finder = Finder { value_order, ..Finder::default() };
-    finder.pattern(query_pattern_mut(&mut query));
+    finder.pattern(query_pattern_mut(query));
     if finder.open_predicate {
         return Vec::new();
     }
@@ -325,7 +326,7 @@ mod tests {
     use crate::sparql::parse_query;
 
     fn ranges(query: &str) -> Vec<ObjectRange> {
-        object_ranges(&parse_query(&format!("PREFIX : <http://a/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {query}"), None).unwrap(), true)
+        object_ranges(&mut parse_query(&format!("PREFIX : <http://a/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {query}"), None).unwrap(), true)
     }
 
     fn between(range: &ObjectRange) -> (&[u8], &[u8]) {
@@ -394,8 +395,8 @@ mod tests {
             assert_eq!(ranges(query), [ObjectRange { predicate: NamedNode::new_unchecked("http://a/code"), objects: Objects::Lexical("km/h".into()) }], "{query}");
         }
         // Without value order, only lexical forms.
-        let query = parse_query("PREFIX : <http://a/> SELECT * { ?u :code ?c ; :n ?n FILTER(STR(?c) = \"x\" && ?n > 3) }", None).unwrap();
-        assert_eq!(object_ranges(&query, false).len(), 1);
-        assert_eq!(object_ranges(&query, true).len(), 2);
+        let mut query = parse_query("PREFIX : <http://a/> SELECT * { ?u :code ?c ; :n ?n FILTER(STR(?c) = \"x\" && ?n > 3) }", None).unwrap();
+        assert_eq!(object_ranges(&mut query, false).len(), 1);
+        assert_eq!(object_ranges(&mut query, true).len(), 2);
     }
 }

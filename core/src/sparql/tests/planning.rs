@@ -29,8 +29,8 @@ fn a_query_past_the_planning_bound_answers_as_a_planned_one() {
     let store = Store::open(fixture::from_trig(&trig), 1 << 20).unwrap();
     for hops in [10, 55] {
         let query = walk(hops);
-        let parsed = SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap();
-        assert_eq!(triple_pattern_count(&parsed) > MAX_PLANNED_PATTERNS, hops == 55);
+        let mut parsed = SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap();
+        assert_eq!(triple_pattern_count(&mut parsed) > MAX_PLANNED_PATTERNS, hops == 55);
         let expected = spareval_rows(&trig, &query);
         assert_eq!(expected.len(), 60 - hops);
         for options in [QueryOptions::default(), QueryOptions { budget: roomy(), ..QueryOptions::default() }] {
@@ -42,7 +42,7 @@ fn a_query_past_the_planning_bound_answers_as_a_planned_one() {
 
 #[test]
 fn reifiers_and_exists_patterns_are_counted() {
-    let count = |query: &str| triple_pattern_count(&SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap());
+    let count = |query: &str| triple_pattern_count(&mut SparqlParser::new().parse_query(&format!("{PREFIX}{query}")).unwrap());
     // The fuzz finding's shape: each `~` reifies the triple once more.
     let tildes = "~".repeat(120);
     assert!(count(&format!("SELECT * {{ ?s :p 'x' {tildes} }}")) > MAX_PLANNED_PATTERNS);
