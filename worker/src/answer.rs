@@ -12,7 +12,7 @@ use futures_channel::mpsc;
 use futures_util::SinkExt;
 use oxrdf::{TermRef, Triple};
 use oxrdfio::RdfSerializer;
-use rete_core::results::ResultFormat;
+use rete_core::results::{ResultFormat, SolutionsWriter, WriteError};
 use rete_core::search::names::Names;
 use rete_core::sparql::{Answer, QueryError};
 use sparesults::QueryResultsSerializer;
@@ -95,19 +95,12 @@ impl Captured {
         self.total_bytes = 0;
     }
 
-    fn keep(&mut self, bytes: &[u8]) {
-        self.total_bytes += bytes.len() as u64;
+    fn keep(&mut self, chunk: Vec<u8>) {
+        self.total_bytes += chunk.len() as u64;
         if self.overflowed() {
             self.chunks = Vec::new();
-            return;
-        }
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK_BYTES => chunk.extend_from_slice(bytes),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK_BYTES.max(bytes.len()));
-                chunk.extend_from_slice(bytes);
-                self.chunks.push(chunk);
-            }
+        } else if !chunk.is_empty() {
+            self.chunks.push(chunk);
         }
     }
 }
@@ -166,24 +159,24 @@ impl Out {
 
     fn drain_capture(&mut self) {
         if let Mode::Capture(captured) = &mut self.mode {
-            let mut buf = self.buf.0.borrow_mut();
-            captured.keep(&buf);
-            buf.clear();
+            captured.keep(std::mem::take(&mut *self.buf.0.borrow_mut()));
         }
     }
 
-    /// Called after each item: moves what was written on, and in stream
-    /// mode waits while the client is behind.
+    /// Called after each item: once [`CHUNK_BYTES`] are written, moves them
+    /// on (kept as a chunk, or sent, waiting while the client is behind).
+    /// Between chunks an item costs nothing here: a row of a large answer
+    /// is not copied once more (issue 14).
     async fn item_done(&mut self) -> Result<(), WriteFailure> {
-        let length = self.buf.0.borrow().len();
+        if self.buf.0.borrow().len() < CHUNK_BYTES {
+            return Ok(());
+        }
         match &mut self.mode {
             Mode::Capture(_) => self.drain_capture(),
             Mode::Stream(sender) => {
-                if length >= CHUNK_BYTES {
-                    let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
-                    self.sent_bytes += chunk.len() as u64;
-                    sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
-                }
+                let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
+                self.sent_bytes += chunk.len() as u64;
+                sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
             }
         }
         Ok(())
@@ -293,13 +286,16 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
             let variables = solutions.variables().to_vec();
             match format {
                 Format::Rdf(rf) => {
-                    let rf = rf.results_format().ok_or_else(|| mismatch(format))?;
-                    let mut serializer = QueryResultsSerializer::from_format(rf).serialize_solutions_to_writer(out.buf.clone(), variables)?;
+                    let mut writer = match SolutionsWriter::start(out.buf.clone(), rf, variables) {
+                        Ok(writer) => writer,
+                        Err(WriteError::Io(error)) => return Err(error.into()),
+                        Err(_) => return Err(mismatch(format)),
+                    };
                     for solution in solutions {
-                        serializer.serialize(&solution?)?;
+                        writer.serialize(&solution?)?;
                         out.item_done().await?;
                     }
-                    serializer.finish()?;
+                    writer.finish()?;
                 }
                 Format::Html => {
                     out.text(&pages::query::results_top(page.dataset, page.query));

@@ -186,6 +186,10 @@ impl PermutationKeys {
 
 impl RowCursor {
     /// The key at the cursor, moving past it; `None` at the end of the block.
+    /// Inlined into its callers' loops (a scan's, a seek's walk): out of line
+    /// the key went back through memory on every row, and V8 runs that call
+    /// slower than native code does (issue 14, docs/BENCHMARK.md "Session 18").
+    #[inline(always)]
     pub fn next(&mut self, keys: &PermutationKeys) -> Option<Key> {
         if self.row >= keys.len {
             return None;

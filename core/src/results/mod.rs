@@ -1,15 +1,19 @@
 //! Writing query answers: SPARQL JSON, XML, CSV and TSV (sparesults) for
 //! `SELECT`/`ASK`; N-Triples, Turtle, N-Quads, TriG, JSON-LD and RDF/XML
 //! (oxrdfio) for `CONSTRUCT`/`DESCRIBE`. Each solution or triple is written
-//! as it is pulled from the evaluator; nothing is collected first.
+//! as it is pulled from the evaluator; nothing is collected first. SPARQL
+//! JSON rows are rete's own (`json.rs`: one write per row), the same bytes as
+//! sparesults'.
 
 mod capped;
+mod json;
 
 pub use capped::Capped;
+pub use json::JsonSolutionsWriter;
 
 use crate::sparql::{Answer, QueryError, QuerySolution, Triple, Variable};
 use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
-use sparesults::{QueryResultsFormat, QueryResultsSerializer};
+use sparesults::{QueryResultsFormat, QueryResultsSerializer, WriterSolutionsSerializer};
 use std::io::Write;
 
 /// A serialization of query answers.
@@ -197,12 +201,47 @@ pub fn write_answer<W: Write>(answer: Answer<'_>, format: ResultFormat, out: W) 
 
 /// Writes a solution sequence (SPARQL JSON, XML, CSV or TSV).
 pub fn write_solutions<W: Write>(out: W, format: ResultFormat, variables: Vec<Variable>, solutions: impl IntoIterator<Item = Result<QuerySolution, QueryError>>) -> Result<W, WriteError> {
-    let results_format = format.results_format().ok_or(WriteError::FormatMismatch { format, answer: "SELECT solutions", suggestion: SOLUTION_FORMATS })?;
-    let mut serializer = QueryResultsSerializer::from_format(results_format).serialize_solutions_to_writer(out, variables)?;
+    let mut writer = SolutionsWriter::start(out, format, variables)?;
     for solution in solutions {
-        serializer.serialize(&solution?)?;
+        writer.serialize(&solution?)?;
     }
-    Ok(serializer.finish()?)
+    Ok(writer.finish()?)
+}
+
+/// Writes solutions one at a time in a solutions format: SPARQL JSON by
+/// [`JsonSolutionsWriter`], XML, CSV and TSV by sparesults. Hosts that write
+/// row by row (the Worker, between rows) use it as [`write_solutions`] does.
+pub enum SolutionsWriter<W: Write> {
+    /// SPARQL JSON.
+    Json(JsonSolutionsWriter<W>),
+    /// XML, CSV or TSV.
+    Sparesults(WriterSolutionsSerializer<W>),
+}
+
+impl<W: Write> SolutionsWriter<W> {
+    /// Writes what comes before the first solution; a graph format is a [`WriteError::FormatMismatch`].
+    pub fn start(out: W, format: ResultFormat, variables: Vec<Variable>) -> Result<Self, WriteError> {
+        Ok(match format.results_format().ok_or(WriteError::FormatMismatch { format, answer: "SELECT solutions", suggestion: SOLUTION_FORMATS })? {
+            QueryResultsFormat::Json => Self::Json(JsonSolutionsWriter::start(out, &variables)?),
+            other => Self::Sparesults(QueryResultsSerializer::from_format(other).serialize_solutions_to_writer(out, variables)?),
+        })
+    }
+
+    /// Writes one solution.
+    pub fn serialize(&mut self, solution: &QuerySolution) -> std::io::Result<()> {
+        match self {
+            Self::Json(writer) => writer.serialize(solution),
+            Self::Sparesults(writer) => writer.serialize(solution),
+        }
+    }
+
+    /// Writes what comes after the last solution; gives the writer back.
+    pub fn finish(self) -> std::io::Result<W> {
+        match self {
+            Self::Json(writer) => writer.finish(),
+            Self::Sparesults(writer) => writer.finish(),
+        }
+    }
 }
 
 /// Writes an `ASK` answer (SPARQL JSON, XML, CSV or TSV).

@@ -22,7 +22,8 @@ pub use crate::read::{
 };
 #[cfg(feature = "async-tokio")]
 pub use crate::write::TokioAsyncWriterJsonSerializer;
-pub use crate::write::{LowLevelJsonSerializer, WriterJsonSerializer};
+// rete: the string escaper, for rete's SPARQL JSON row writer (vendor/README.md, change 3).
+pub use crate::write::{write_escaped_json_string, LowLevelJsonSerializer, WriterJsonSerializer};
 use std::borrow::Cow;
 
 /// Possible events during JSON parsing.

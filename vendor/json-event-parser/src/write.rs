@@ -284,7 +284,9 @@ enum JsonState {
 // `write_all`, which dominated the CPU of writing large SPARQL JSON results (docs/BENCHMARK.md).
 // The output is the same: only `"`, `\` and the control characters below U+0020 are escaped,
 // each one byte in UTF-8, and no byte of a multi-byte UTF-8 character is below 0x80.
-fn write_escaped_json_string(s: &str, mut write: impl Write) -> Result<()> {
+// rete: public, so that rete's own SPARQL JSON row writer escapes strings as this serializer does.
+/// Writes `s` as a JSON string: in quotes, with `"`, `\` and the control characters escaped.
+pub fn write_escaped_json_string(s: &str, mut write: impl Write) -> Result<()> {
     write.write_all(b"\"")?;
     let mut rest = s.as_bytes();
     let mut buffer = [b'\\', b'u', b'0', b'0', 0, 0];
