@@ -632,8 +632,9 @@ impl<S: RangeSource> Store<S> {
     }
 
     /// The id of the first term whose encoding is ≥ `encoded` (one past
-    /// the last id when there is none).
-    fn first_id_at_or_after(&self, encoded: &[u8]) -> Result<TermId, ReadError> {
+    /// the last id when there is none): with `[kind]`, where the terms of a
+    /// kind start (FORMAT.md §5.1).
+    pub fn first_id_at_or_after(&self, encoded: &[u8]) -> Result<TermId, ReadError> {
         let Some(located) = self.dictionary_for_term(encoded)? else { return Ok(self.first_id()) };
         let block = self.dictionary_block(located.number)?;
         Ok(located.first_item + block.lower_bound(encoded) as u64)

@@ -128,6 +128,20 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         Ok(TermFunctionAnswer::Unanswered)
     }
 
+    /// rete: where ORDER BY puts `term` among the terms of its group, without building its
+    /// value: `Some((group, rank))` when every two terms of one group the dataset gives
+    /// ranks for are in ORDER BY's order by rank (the order of `cmp_terms` on their values,
+    /// equal ranks only for equal terms). When every bound value of an ORDER BY variable has
+    /// a rank of one group, the evaluator sorts by ranks; else (or on `Ok(None)`, the
+    /// default, for any of them) by values as upstream does.
+    fn internal_term_rank(
+        &self,
+        term: &Self::InternalTerm,
+    ) -> Result<Option<(u8, u64)>, Self::Error> {
+        let _ = term;
+        Ok(None)
+    }
+
     /// rete: a bound standing for the triple terms `<<( subject predicate object )>>` with
     /// some parts free (`None`), for a quad pattern with such a triple term at a position.
     ///

@@ -302,6 +302,11 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 
+    /// rete: see `QueryableDataset::internal_term_rank`; a dataset error is no rank.
+    fn internal_term_rank(&self, term: &D::InternalTerm) -> Option<(u8, u64)> {
+        self.dataset.internal_term_rank(term).ok().flatten()
+    }
+
     /// rete: see `QueryableDataset::internal_term_function`.
     fn internal_term_function(
         &self,
@@ -624,6 +629,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 buffered_results: Vec::default(),
                 already_emitted_results: FxHashMap::default(),
                 bnodes: Vec::default(),
+                solution_terms: Vec::default(),
             })),
             stats,
         )
@@ -1633,11 +1639,22 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         })
                     })
                     .collect::<Result<Vec<_>, QueryEvaluationError>>()?;
+                // rete: the solutions' positions of the variables ordered by, whose stored
+                // terms the dataset may rank (vendor/README.md change 17).
+                let ranked = expression
+                    .iter()
+                    .map(|comp| match comp {
+                        OrderExpression::Asc(Expression::Variable(v))
+                        | OrderExpression::Desc(Expression::Variable(v)) => {
+                            Some(encode_variable(encoded_variables, v))
+                        }
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>();
+                let dataset = self.dataset.clone();
                 Rc::new(move |from| {
                     let mut errors = Vec::default();
-                    // rete: each solution's sort keys are computed once, not twice per
-                    // comparison (each computation may decode a term from the store).
-                    let mut values = child(from)
+                    let tuples = child(from)
                         .filter_map(|result| match result {
                             Ok(result) => Some(result),
                             Err(error) => {
@@ -1645,12 +1662,33 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 None
                             }
                         })
-                        .map(|tuple| {
+                        .collect::<Vec<_>>();
+                    if tuples.len() < 2 {
+                        // rete: nothing to sort, no keys to compute (change 17).
+                        return Box::new(errors.into_iter().chain(tuples.into_iter().map(Ok)));
+                    }
+                    // rete: a variable's ranks when the dataset ranks all its bound terms
+                    // in one group (vendor/README.md change 17).
+                    let ranks = ranked
+                        .iter()
+                        .map(|position| position.and_then(|p| rank_column(&dataset, &tuples, p)))
+                        .collect::<Vec<_>>();
+                    // rete: each solution's sort keys are computed once, not twice per
+                    // comparison (each computation may decode a term from the store).
+                    let mut values = tuples
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, tuple)| {
                             let keys = by
                                 .iter()
-                                .map(|comp| match comp {
-                                    ComparatorFunction::Asc(expression)
-                                    | ComparatorFunction::Desc(expression) => expression(&tuple),
+                                .zip(&ranks)
+                                .map(|(comp, ranks)| match (comp, ranks) {
+                                    (_, Some(ranks)) => SortKey::Rank(ranks[i]),
+                                    (
+                                        ComparatorFunction::Asc(expression)
+                                        | ComparatorFunction::Desc(expression),
+                                        None,
+                                    ) => SortKey::Value(expression(&tuple)),
                                 })
                                 .collect::<Vec<_>>();
                             (keys, tuple)
@@ -1658,7 +1696,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         .collect::<Vec<_>>();
                     values.sort_unstable_by(|(a, _), (b, _)| {
                         for (comp, (a, b)) in by.iter().zip(a.iter().zip(b)) {
-                            let ordering = cmp_terms(a.as_ref(), b.as_ref());
+                            let ordering = a.cmp(b);
                             match (comp, ordering) {
                                 (_, Ordering::Equal) => (),
                                 (ComparatorFunction::Asc(_), ordering) => return ordering,
@@ -2909,6 +2947,44 @@ fn slice_key<T: Eq>(slice: &[T], element: &T) -> Option<usize> {
         }
     }
     None
+}
+
+/// rete: one ORDER BY key of a solution: its value, or the dataset's rank of its stored term
+/// (`QueryableDataset::internal_term_rank`; one column holds one kind).
+enum SortKey {
+    Value(Option<ExpressionTerm>),
+    Rank(Option<u64>),
+}
+
+impl SortKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Self::Value(a), Self::Value(b)) => cmp_terms(a.as_ref(), b.as_ref()),
+            // Unbound first, as `cmp_terms` has it.
+            (Self::Rank(a), Self::Rank(b)) => a.cmp(b),
+            (Self::Value(_), Self::Rank(_)) | (Self::Rank(_), Self::Value(_)) => Ordering::Equal,
+        }
+    }
+}
+
+/// rete: the ranks of the terms at `position` of the solutions, `None` unless the dataset
+/// ranks every bound one, all in one group.
+fn rank_column<'a, D: QueryableDataset<'a>>(
+    dataset: &EvalDataset<'a, D>,
+    tuples: &[InternalTuple<D::InternalTerm>],
+    position: usize,
+) -> Option<Vec<Option<u64>>> {
+    let mut group = None;
+    tuples
+        .iter()
+        .map(|tuple| {
+            let Some(term) = tuple.get(position) else {
+                return Some(None);
+            };
+            let (g, rank) = dataset.internal_term_rank(term)?;
+            (*group.get_or_insert(g) == g).then_some(Some(rank))
+        })
+        .collect()
 }
 
 /// Comparison for ordering
@@ -4379,6 +4455,9 @@ struct ConstructIterator<'a, D: QueryableDataset<'a>> {
     /// dataset's terms (change 13).
     already_emitted_results: FxHashMap<(usize, [Option<D::InternalTerm>; 3]), ()>,
     bnodes: Vec<BlankNode>,
+    /// rete: the current solution's terms by variable, each built once for all the
+    /// templates that use it (change 18).
+    solution_terms: Vec<Option<Term>>,
 }
 
 impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
@@ -4407,6 +4486,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                             &template.subject,
                             &tuple,
                             &mut self.bnodes,
+                            &mut self.solution_terms,
                             &self.eval.dataset,
                         )
                         .and_then(|t| t.try_into().ok()),
@@ -4414,6 +4494,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                             &template.predicate,
                             &tuple,
                             &mut self.bnodes,
+                            &mut self.solution_terms,
                             &self.eval.dataset,
                         )
                         .and_then(|t| t.try_into().ok()),
@@ -4421,6 +4502,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                             &template.object,
                             &tuple,
                             &mut self.bnodes,
+                            &mut self.solution_terms,
                             &self.eval.dataset,
                         ),
                     ) {
@@ -4450,6 +4532,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                     }
                 }
                 self.bnodes.clear(); // We do not reuse blank nodes
+                self.solution_terms.clear();
             }
         }
     }
@@ -4589,13 +4672,23 @@ fn get_triple_template_value<'a, D: QueryableDataset<'a>>(
     selector: &TripleTemplateValue,
     tuple: &InternalTuple<D::InternalTerm>,
     bnodes: &mut Vec<BlankNode>,
+    terms: &mut Vec<Option<Term>>,
     dataset: &EvalDataset<'a, D>,
 ) -> Option<Term> {
     match selector {
         TripleTemplateValue::Constant(term) => Some(term.clone()),
         TripleTemplateValue::Variable(v) => {
+            // rete: built once per solution (change 18).
+            if let Some(Some(term)) = terms.get(*v) {
+                return Some(term.clone());
+            }
             let t = tuple.get(*v)?;
-            dataset.externalize_term(t.clone()).ok() // TODO: raise error
+            let term = dataset.externalize_term(t.clone()).ok()?; // TODO: raise error
+            if *v >= terms.len() {
+                terms.resize(*v + 1, None);
+            }
+            terms[*v] = Some(term.clone());
+            Some(term)
         }
         TripleTemplateValue::BlankNode(bnode) => {
             if *bnode >= bnodes.len() {
@@ -4606,13 +4699,13 @@ fn get_triple_template_value<'a, D: QueryableDataset<'a>>(
         #[cfg(feature = "sparql-12")]
         TripleTemplateValue::Triple(triple) => Some(
             Triple {
-                subject: get_triple_template_value(&triple.subject, tuple, bnodes, dataset)?
+                subject: get_triple_template_value(&triple.subject, tuple, bnodes, terms, dataset)?
                     .try_into()
                     .ok()?,
-                predicate: get_triple_template_value(&triple.predicate, tuple, bnodes, dataset)?
+                predicate: get_triple_template_value(&triple.predicate, tuple, bnodes, terms, dataset)?
                     .try_into()
                     .ok()?,
-                object: get_triple_template_value(&triple.object, tuple, bnodes, dataset)?,
+                object: get_triple_template_value(&triple.object, tuple, bnodes, terms, dataset)?,
             }
             .into(),
         ),

@@ -7,6 +7,7 @@ pub(crate) mod fixture;
 mod graphs;
 mod lexical_filters;
 mod lexical_forms;
+mod order_by_ids;
 mod planning;
 mod rounds;
 mod scoping;
