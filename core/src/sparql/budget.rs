@@ -28,7 +28,7 @@ pub struct Budget {
     pub max_steps: u64,
     /// Bytes of terms built by expressions (`CONCAT`, `STR`, aggregates…).
     pub max_computed_bytes: u64,
-    /// Polled every 256 steps; returning a limit ends evaluation with it:
+    /// Polled every 256 steps and every 256 scanned quads; returning a limit ends evaluation with it:
     /// [`Limit::Deadline`] when the host's clock says the time is up,
     /// [`Limit::Cpu`] when its runtime says the request nears its CPU time
     /// limit. The core has no clock: the host brings one.
@@ -78,20 +78,25 @@ pub struct Usage {
     pub computed_bytes: u64,
 }
 
-/// How often (in steps and scanned quads) `should_stop` is polled.
+/// How often (in steps, and in scanned quads) `should_stop` is polled.
 const POLL_EVERY: u64 = 256;
 
 /// Counters shared by the dataset, the step hooks and the result iterators.
 /// The first failure is kept as the cause: spareval drops some errors (in
 /// `FILTER`, `EXISTS`, `MINUS`), so results are only trusted while no cause
 /// is set, and the cause is what the caller gets.
+///
+/// One evaluation runs on one thread; the fields are atomics only because
+/// spareval's custom functions (the step hooks) must be `Sync`. So counters
+/// are bumped with a relaxed load and store, never a read-modify-write, and
+/// steps and quads, counted per row and per quad, take a slow path only
+/// every [`POLL_EVERY`] counts, at their limit, or once stopped.
 pub(crate) struct Meter {
     budget: Budget,
-    quads_scanned: AtomicU64,
+    quads_scanned: Countdown,
     rows_produced: AtomicU64,
-    steps: AtomicU64,
+    steps: Countdown,
     computed_bytes: AtomicU64,
-    ticks: AtomicU64,
     stopped: AtomicBool,
     cause: Mutex<Option<QueryError>>,
     /// Set when a read found a block missing: the run goes on to list what
@@ -100,22 +105,51 @@ pub(crate) struct Meter {
     missing: Mutex<BTreeSet<ByteRange>>,
 }
 
+/// A count and the count at which to look closer: the next poll of
+/// `should_stop` or the limit, whichever comes first; 0 once stopped.
+struct Countdown {
+    used: AtomicU64,
+    check_at: AtomicU64,
+}
+
+impl Countdown {
+    fn new(max: u64, polled: bool) -> Self {
+        Self { used: AtomicU64::new(0), check_at: AtomicU64::new(Self::next_check(0, max, polled)) }
+    }
+
+    fn next_check(used: u64, max: u64, polled: bool) -> u64 {
+        let limit = max.saturating_add(1);
+        if polled { limit.min(used.saturating_add(POLL_EVERY)) } else { limit }
+    }
+
+    /// Counts one; `true` when no closer look is due.
+    #[inline]
+    fn count(&self) -> bool {
+        let used = self.used.load(Ordering::Relaxed).saturating_add(1);
+        self.used.store(used, Ordering::Relaxed);
+        used < self.check_at.load(Ordering::Relaxed)
+    }
+
+    fn get(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+}
+
 /// The ranges a `Missing` error lists at most (the store has them all).
 const MAX_MISSING_RANGES: usize = 4096;
 
 impl Meter {
     pub(crate) fn new(budget: Budget) -> Self {
         Self {
-            budget,
-            quads_scanned: AtomicU64::new(0),
+            quads_scanned: Countdown::new(budget.max_quads_scanned, budget.should_stop.is_some()),
             rows_produced: AtomicU64::new(0),
-            steps: AtomicU64::new(0),
+            steps: Countdown::new(budget.max_steps, budget.should_stop.is_some()),
             computed_bytes: AtomicU64::new(0),
-            ticks: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
             cause: Mutex::new(None),
             missed: AtomicBool::new(false),
             missing: Mutex::new(BTreeSet::new()),
+            budget,
         }
     }
 
@@ -145,9 +179,9 @@ impl Meter {
 
     pub(crate) fn usage(&self) -> Usage {
         Usage {
-            quads_scanned: self.quads_scanned.load(Ordering::Relaxed),
+            quads_scanned: self.quads_scanned.get(),
             rows_produced: self.rows_produced.load(Ordering::Relaxed),
-            steps: self.steps.load(Ordering::Relaxed),
+            steps: self.steps.get(),
             computed_bytes: self.computed_bytes.load(Ordering::Relaxed),
         }
     }
@@ -162,6 +196,8 @@ impl Meter {
             slot.get_or_insert(cause);
         }
         self.stopped.store(true, Ordering::Relaxed);
+        self.steps.check_at.store(0, Ordering::Relaxed);
+        self.quads_scanned.check_at.store(0, Ordering::Relaxed);
     }
 
     /// The cause of the stop, once (later calls get `None`).
@@ -173,13 +209,15 @@ impl Meter {
     }
 
     /// Counts one quad read; `false` once a limit is reached.
+    #[inline]
     pub(crate) fn scan(&self) -> bool {
-        self.add(&self.quads_scanned, 1, self.budget.max_quads_scanned, Limit::QuadsScanned) && self.tick()
+        self.quads_scanned.count() || self.look_closer(&self.quads_scanned, self.budget.max_quads_scanned, Limit::QuadsScanned)
     }
 
     /// Counts one step; `false` once a limit is reached.
+    #[inline]
     pub(crate) fn step(&self) -> bool {
-        self.add(&self.steps, 1, self.budget.max_steps, Limit::Steps) && self.tick()
+        self.steps.count() || self.look_closer(&self.steps, self.budget.max_steps, Limit::Steps)
     }
 
     /// Counts one row handed to the caller.
@@ -196,7 +234,8 @@ impl Meter {
         if self.is_stopped() {
             return false;
         }
-        let used = counter.fetch_add(amount, Ordering::Relaxed).saturating_add(amount);
+        let used = counter.load(Ordering::Relaxed).saturating_add(amount);
+        counter.store(used, Ordering::Relaxed);
         if used > max {
             self.stop(QueryError::Budget { limit, max });
             return false;
@@ -204,14 +243,27 @@ impl Meter {
         true
     }
 
-    fn tick(&self) -> bool {
-        let Some(should_stop) = &self.budget.should_stop else { return true };
-        if self.ticks.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == POLL_EVERY - 1 {
+    /// A countdown's slow path: stopped already (the count is taken back),
+    /// past its limit, or time to poll `should_stop`.
+    #[cold]
+    #[inline(never)]
+    fn look_closer(&self, countdown: &Countdown, max: u64, limit: Limit) -> bool {
+        let used = countdown.get();
+        if self.is_stopped() {
+            countdown.used.store(used - 1, Ordering::Relaxed);
+            return false;
+        }
+        if used > max {
+            self.stop(QueryError::Budget { limit, max });
+            return false;
+        }
+        if let Some(should_stop) = &self.budget.should_stop {
             if let Some(limit) = should_stop() {
                 self.stop(QueryError::Budget { limit, max: 0 });
                 return false;
             }
         }
+        countdown.check_at.store(Countdown::next_check(used, max, self.budget.should_stop.is_some()), Ordering::Relaxed);
         true
     }
 
@@ -359,5 +411,51 @@ fn hook_expression(expression: Expression, hooks: &mut usize) -> Expression {
         Expression::Not(e) => Expression::Not(Box::new(hook_expression(*e, hooks))),
         Expression::If(a, b, c) => Expression::If(Box::new(hook_expression(*a, hooks)), Box::new(hook_expression(*b, hooks)), Box::new(hook_expression(*c, hooks))),
         leaf @ (Expression::NamedNode(_) | Expression::Literal(_) | Expression::Variable(_) | Expression::Bound(_)) => leaf,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn steps_and_quads_trip_one_past_their_limit() {
+        let meter = Meter::new(Budget { max_steps: 300, max_quads_scanned: 5, ..Budget::unlimited() });
+        assert!((0..300).all(|_| meter.step()));
+        assert!((0..5).all(|_| meter.scan()));
+        assert!(!meter.step());
+        assert!(matches!(meter.take_cause(), Some(QueryError::Budget { limit: Limit::Steps, max: 300 })));
+        assert!(!meter.scan(), "a stop by one limit stops every counter");
+        assert_eq!(meter.usage(), Usage { quads_scanned: 5, rows_produced: 0, steps: 301, computed_bytes: 0 });
+    }
+
+    #[test]
+    fn should_stop_is_polled_every_256_steps_and_every_256_quads() {
+        let polls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&polls);
+        let meter = Meter::new(Budget {
+            should_stop: Some(Arc::new(move || (counted.fetch_add(1, Ordering::Relaxed) >= 3).then_some(Limit::Deadline))),
+            ..Budget::unlimited()
+        });
+        assert!((0..255).all(|_| meter.step()) && (0..255).all(|_| meter.scan()));
+        assert_eq!(polls.load(Ordering::Relaxed), 0);
+        assert!(meter.step() && meter.scan());
+        assert_eq!(polls.load(Ordering::Relaxed), 2);
+        assert!((0..256).all(|_| meter.step()));
+        assert_eq!(polls.load(Ordering::Relaxed), 3);
+        assert!((0..255).all(|_| meter.step()));
+        assert!(!meter.step(), "the fourth poll says stop");
+        assert!(matches!(meter.take_cause(), Some(QueryError::Budget { limit: Limit::Deadline, .. })));
+        assert!(!meter.step() && !meter.scan());
+    }
+
+    #[test]
+    fn a_row_or_byte_limit_stops_steps_and_quads() {
+        let meter = Meter::new(Budget { max_rows_produced: 1, ..Budget::unlimited() });
+        assert!(meter.step() && meter.scan() && meter.produce());
+        assert!(!meter.produce());
+        assert!(!meter.step() && !meter.scan());
+        assert_eq!(meter.usage(), Usage { quads_scanned: 1, rows_produced: 2, steps: 1, computed_bytes: 0 });
     }
 }
