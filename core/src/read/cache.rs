@@ -393,6 +393,17 @@ mod tests {
         BlockKey::Permutation(crate::Permutation::Spo, n)
     }
 
+    /// Block `n` looked up and, on a miss, inserted, as a query reads it;
+    /// whether it was cached.
+    fn read(cache: &mut BlockCache, n: usize) -> bool {
+        let hit = cache.get(1, &key(n)).is_some();
+        if !hit {
+            cache.insert(1, key(n), block(10));
+        }
+        assert!(cache.used_bytes() <= cache.budget_bytes());
+        hit
+    }
+
     #[test]
     fn stays_within_budget_and_evicts_oldest() {
         let size = heap_bytes(&block(10));
@@ -546,17 +557,8 @@ mod tests {
         let mut cache = BlockCache::new(size * 32);
         let mut hits = Vec::new();
         for _query in 0..4 {
-            let mut hit = 0;
-            for n in 0..48 {
-                if cache.get(1, &key(n)).is_some() {
-                    hit += 1;
-                } else {
-                    cache.insert(1, key(n), block(10));
-                }
-                assert!(cache.used_bytes() <= cache.budget_bytes());
-            }
+            hits.push((0..48).filter(|&n| read(&mut cache, n)).count());
             cache.unpin_all();
-            hits.push(hit);
         }
         // The window is 2 blocks' worth (32 / 16): 30 of the 48 stay.
         assert_eq!(hits, [0, 30, 30, 30]);
@@ -573,14 +575,7 @@ mod tests {
         }
         let mut misses = Vec::new();
         for _round in 0..4 {
-            let mut missed = 0;
-            for n in 100..110 {
-                if cache.get(1, &key(n)).is_none() {
-                    missed += 1;
-                    cache.insert(1, key(n), block(10));
-                }
-            }
-            misses.push(missed);
+            misses.push((100..110).filter(|&n| !read(&mut cache, n)).count());
         }
         // The first round's 10 take turns in the window (2 stay), the second
         // brings back the 8 the window dropped, as ordinary blocks.
