@@ -25,10 +25,10 @@ use super::top_k::Restriction;
 use super::value_ranges::{ObjectRange, Objects};
 use crate::format::term::TRIPLE_TERM;
 use crate::read::{GraphFilter, LiteralKinds, QuadIter, QuadRanges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES, TermReader};
-use crate::{Permutation, RangeSource, ReadError, Store, TermId};
+use crate::{FormatError, Permutation, RangeSource, ReadError, Store, TermId};
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BaseDirection, Literal, NamedNode, Term, TermRef};
-use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
+use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, StringTest, TermFunction, TermFunctionAnswer};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::Range;
@@ -332,6 +332,26 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         }
     }
 
+    /// `answer` of a stored term's encoding (`term_functions`), one step of
+    /// the meter; a computed term, or one whose dictionary block is missing,
+    /// is left to spareval, which builds its value.
+    fn answer_from_encoding(&self, term: &InternalTerm, answer: impl FnOnce(&[u8]) -> Result<TermFunctionAnswer, FormatError>) -> Result<TermFunctionAnswer, Stopped> {
+        let InternalTerm::Stored(id) = term else { return Ok(TermFunctionAnswer::Unanswered) };
+        if !self.meter.step() {
+            return Err(Stopped);
+        }
+        match self.store.with_encoded_term_in(*id, &mut self.reader.borrow_mut(), answer) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(error)) => Err(self.fail(error.into())),
+            // The value's decode gives this run's placeholder (`decode`).
+            Err(ReadError::Missing(ranges)) => {
+                self.meter.note_missing(&ranges);
+                Ok(TermFunctionAnswer::Unanswered)
+            }
+            Err(error) => Err(self.fail(error)),
+        }
+    }
+
     /// Asks for the quad blocks a pattern with pending terms would read, so
     /// they come in the same round as the terms' dictionary blocks.
     fn speculate(&self, bounds: [&Bound; 3]) {
@@ -495,20 +515,11 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     /// LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN, STR of a stored term
     /// from its encoded form, without decoding it (`term_functions.rs`).
     fn internal_term_function(&self, function: TermFunction, term: &InternalTerm) -> Result<TermFunctionAnswer, Stopped> {
-        let InternalTerm::Stored(id) = term else { return Ok(TermFunctionAnswer::Unanswered) };
-        if !self.meter.step() {
-            return Err(Stopped);
-        }
-        match self.store.with_encoded_term_in(*id, &mut self.reader.borrow_mut(), |encoded| term_functions::answer(function, encoded)) {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(error)) => Err(self.fail(error.into())),
-            // The value's decode gives this run's placeholder (`decode`).
-            Err(ReadError::Missing(ranges)) => {
-                self.meter.note_missing(&ranges);
-                Ok(TermFunctionAnswer::Unanswered)
-            }
-            Err(error) => Err(self.fail(error)),
-        }
+        self.answer_from_encoding(term, |encoded| term_functions::answer(function, encoded))
+    }
+
+    fn internal_string_test(&self, term: &InternalTerm, test: &StringTest<'_>) -> Result<TermFunctionAnswer, Stopped> {
+        self.answer_from_encoding(term, |encoded| term_functions::string_test(encoded, test))
     }
 
     /// FORMAT.md §5.1: a triple term is `06 S 00 P 00 O` with its parts in

@@ -1,16 +1,19 @@
 //! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR of a stored
 //! term, answered from its encoded form (FORMAT.md §5.1) without decoding it
 //! (spareval's `QueryableDataset::internal_term_function`, vendor/README.md
-//! change 10). Scans that ask for the language or datatype of every literal
-//! spent most of their time building literals only to read their tags, and
-//! `STR(?code) = "km/h"` built each literal (its datatype IRI, its value)
-//! only to keep its lexical form.
+//! change 10), and CONTAINS/STRSTARTS/STRENDS of it with a constant string
+//! tested on its text as stored (`internal_string_test`, change 19). Scans
+//! that ask for the language or datatype of every literal spent most of their
+//! time building literals only to read their tags, `STR(?code) = "km/h"`
+//! built each literal (its datatype IRI, its value) only to keep its lexical
+//! form, and `CONTAINS(?label, "Katze")` built each label (its text and tag
+//! copied) only to search it.
 
 use crate::FormatError;
 use crate::format::term::{LiteralParts, TermKind, encoded_kind, literal_parts};
 use oxrdf::NamedNode;
 use oxrdf::vocab::{rdf, xsd};
-use spareval::{ExpressionTerm, TermFunction, TermFunctionAnswer};
+use spareval::{ExpressionTerm, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer};
 
 /// What `function` gives on the term encoded as `encoded`: exactly what it
 /// gives on the decoded term's value (for DATATYPE, the datatype as stored,
@@ -50,6 +53,23 @@ pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunct
         },
         _ => Ok(TermFunctionAnswer::Unanswered),
     }
+}
+
+/// `test` of the term encoded as `encoded` when it is a string literal
+/// (simple, `xsd:string` or language-tagged), with its text as stored:
+/// exactly what `test` gives on the decoded literal's string and language.
+pub(crate) fn string_test(encoded: &[u8], test: &StringTest<'_>) -> Result<TermFunctionAnswer, FormatError> {
+    let literal = match literal_parts(encoded)? {
+        Some(LiteralParts::Simple { lexical }) => StringLiteralRef { value: text(encoded, lexical)?, language: None, direction: None },
+        // A literal typed xsd:string decodes as a simple one.
+        Some(LiteralParts::Typed { datatype, lexical }) if datatype == xsd::STRING.as_str() => StringLiteralRef { value: text(encoded, lexical)?, language: None, direction: None },
+        Some(LiteralParts::Language { language, direction, lexical }) => StringLiteralRef { value: text(encoded, lexical)?, language: Some(language), direction },
+        Some(LiteralParts::Typed { .. }) | None => return Ok(TermFunctionAnswer::Error),
+    };
+    Ok(match test(literal) {
+        Some(found) => TermFunctionAnswer::Value(ExpressionTerm::BooleanLiteral(found.into())),
+        None => TermFunctionAnswer::Error,
+    })
 }
 
 fn string(text: &str) -> TermFunctionAnswer {

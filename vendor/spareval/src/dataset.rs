@@ -128,6 +128,22 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         Ok(TermFunctionAnswer::Unanswered)
     }
 
+    /// rete: `test` of a stored string literal's text as stored, without building its value
+    /// ([`Self::externalize_expression_term`]), for CONTAINS, STRSTARTS and STRENDS with a
+    /// constant second argument: a simple, `xsd:string` or language-tagged literal's
+    /// [`StringLiteralRef`] goes to `test`, and its answer is [`TermFunctionAnswer::Value`]
+    /// of the boolean `test` gives, [`TermFunctionAnswer::Error`] when `test` gives `None`
+    /// (incompatible arguments) or the term is no string literal.
+    /// [`TermFunctionAnswer::Unanswered`], the default, makes the evaluator test the value.
+    fn internal_string_test(
+        &self,
+        term: &Self::InternalTerm,
+        test: &StringTest<'_>,
+    ) -> Result<TermFunctionAnswer, Self::Error> {
+        let _ = (term, test);
+        Ok(TermFunctionAnswer::Unanswered)
+    }
+
     /// rete: where ORDER BY puts `term` among the terms of its group, without building its
     /// value: `Some((group, rank))` when every two terms of one group the dataset gives
     /// ranks for are in ORDER BY's order by rank (the order of `cmp_terms` on their values,
@@ -194,6 +210,23 @@ pub enum TermFunctionAnswer {
     /// Not answered: the evaluator computes the function from the term's value.
     Unanswered,
 }
+
+/// rete: a string literal's text and language tag, borrowed from where a dataset stores it
+/// ([`QueryableDataset::internal_string_test`]).
+#[derive(Clone, Copy, Debug)]
+pub struct StringLiteralRef<'a> {
+    /// The lexical form.
+    pub value: &'a str,
+    /// The language tag of a language-tagged literal, `None` for a simple one.
+    pub language: Option<&'a str>,
+    /// The base direction of a directional language-tagged literal.
+    #[cfg(feature = "sparql-12")]
+    pub direction: Option<BaseDirection>,
+}
+
+/// rete: a test of a string literal's text ([`QueryableDataset::internal_string_test`]):
+/// `None` when the literal and the test's other argument are incompatible.
+pub type StringTest<'t> = dyn Fn(StringLiteralRef<'_>) -> Option<bool> + 't;
 
 /// rete: whether the value of a literal of this datatype may have another datatype
 /// (`parse_typed_literal` gives the integer types' values as `xsd:integer`).

@@ -1,7 +1,8 @@
 #[cfg(feature = "sparql-12")]
 use crate::dataset::ExpressionTriple;
 use crate::dataset::{
-    ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer,
+    ExpressionTerm, InternalQuad, QueryableDataset, StringTest, TermFunction,
+    TermFunctionAnswer,
 };
 use crate::error::QueryEvaluationError;
 use crate::expression::{
@@ -315,6 +316,17 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
     ) -> Result<TermFunctionAnswer, QueryEvaluationError> {
         self.dataset
             .internal_term_function(function, term)
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+    }
+
+    /// rete: see `QueryableDataset::internal_string_test`.
+    fn internal_string_test(
+        &self,
+        term: &D::InternalTerm,
+        test: &StringTest<'_>,
+    ) -> Result<TermFunctionAnswer, QueryEvaluationError> {
+        self.dataset
+            .internal_string_test(term, test)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 }
@@ -2418,6 +2430,18 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
         move |t| {
             dataset
                 .internal_term_function(function, t)
+                .unwrap_or(TermFunctionAnswer::Error)
+        }
+    }
+
+    fn build_string_test(
+        &mut self,
+    ) -> impl Fn(&D::InternalTerm, &StringTest<'_>) -> TermFunctionAnswer
+           + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t, test| {
+            dataset
+                .internal_string_test(t, test)
                 .unwrap_or(TermFunctionAnswer::Error)
         }
     }

@@ -1,7 +1,8 @@
 #[cfg(feature = "sparql-12")]
 use crate::ExpressionTriple;
 use crate::dataset::{
-    ExpressionTerm, TermFunction, TermFunctionAnswer, value_may_change_datatype,
+    ExpressionTerm, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer,
+    value_may_change_datatype,
 };
 use md5::{Digest, Md5};
 use oxiri::Iri;
@@ -73,6 +74,11 @@ pub trait ExpressionEvaluatorContext<'a> {
         &mut self,
         function: TermFunction,
     ) -> impl Fn(&Self::Term) -> TermFunctionAnswer + 'a;
+    /// rete: the dataset's answer to a test of one of its terms' text
+    /// (`QueryableDataset::internal_string_test`); a dataset error is the test's.
+    fn build_string_test(
+        &mut self,
+    ) -> impl Fn(&Self::Term, &StringTest<'_>) -> TermFunctionAnswer + 'a;
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -864,14 +870,12 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                     Some(build_plain_literal(value.to_lowercase(), language))
                 })
             }
+            // rete: CONTAINS, STRSTARTS and STRENDS of a stored term may test its text as
+            // stored (`build_string_test_evaluator`).
             Function::StrStarts => {
-                let arg1 = build_expression_evaluator(&parameters[0], context)?;
-                let arg2 = build_expression_evaluator(&parameters[1], context)?;
-                Rc::new(move |tuple| {
-                    let (arg1, arg2, _) =
-                        to_argument_compatible_strings(arg1(tuple)?, arg2(tuple)?)?;
-                    Some(arg1.starts_with(arg2.as_str()).into())
-                })
+                build_string_test_evaluator(parameters, context, |arg1, arg2| {
+                    arg1.starts_with(arg2)
+                })?
             }
             Function::EncodeForUri => {
                 let ltrl = build_expression_evaluator(&parameters[0], context)?;
@@ -906,24 +910,12 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::StrEnds => {
-                let arg1 = build_expression_evaluator(&parameters[0], context)?;
-                let arg2 = build_expression_evaluator(&parameters[1], context)?;
-                Rc::new(move |tuple| {
-                    let (arg1, arg2, _) =
-                        to_argument_compatible_strings(arg1(tuple)?, arg2(tuple)?)?;
-                    Some(arg1.ends_with(arg2.as_str()).into())
-                })
+                build_string_test_evaluator(parameters, context, |arg1, arg2| {
+                    arg1.ends_with(arg2)
+                })?
             }
-            Function::Contains => {
-                let arg1 = build_expression_evaluator(&parameters[0], context)?;
-                let arg2 = build_expression_evaluator(&parameters[1], context)?;
-                Rc::new(move |tuple| {
-                    let (arg1, arg2, _) =
-                        to_argument_compatible_strings(arg1(tuple)?, arg2(tuple)?)?;
-                    // rete: see `contains`.
-                    Some(contains(&arg1, &arg2).into())
-                })
-            }
+            // rete: see `contains`.
+            Function::Contains => build_string_test_evaluator(parameters, context, contains)?,
             Function::StrBefore => {
                 let arg1 = build_expression_evaluator(&parameters[0], context)?;
                 let arg2 = build_expression_evaluator(&parameters[1], context)?;
@@ -1796,6 +1788,73 @@ fn build_term_function_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
         }
         by_value(externalize(term)?)
     }))
+}
+
+/// rete: CONTAINS, STRSTARTS and STRENDS: `test` of the first argument's string and the
+/// second's, an error unless both are string literals of compatible languages (SPARQL 1.1
+/// §17.4.3.1.1). When the first is a term as stored (a variable, a constant, COALESCE/IF of
+/// those) and the second a constant string literal, the dataset is asked first and may test
+/// the text as it stores it, without building the value (a label scanned for a substring was
+/// decoded, its lexical form and tag copied, per row); otherwise, or when it does not answer,
+/// both values are built and tested as upstream does.
+fn build_string_test_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
+    parameters: &[Expression],
+    context: &mut C,
+    test: fn(&str, &str) -> bool,
+) -> Result<ExpressionEvaluator<'a, C::Tuple, ExpressionTerm>, ExpressionEvaluationError<C::Error>>
+{
+    let arg1 = build_expression_evaluator(&parameters[0], context)?;
+    let arg2 = build_expression_evaluator(&parameters[1], context)?;
+    let by_value = move |tuple: &C::Tuple| {
+        let (arg1, arg2, _) = to_argument_compatible_strings(arg1(tuple)?, arg2(tuple)?)?;
+        Some(test(&arg1, &arg2).into())
+    };
+    let constant = match &parameters[1] {
+        Expression::Literal(literal) => {
+            to_string_and_language(ExpressionTerm::from(Term::from(literal.clone())))
+        }
+        _ => None,
+    };
+    let (Some((needle, language)), Some(term)) = (
+        constant,
+        try_build_internal_expression_evaluator(&parameters[0], context)?,
+    ) else {
+        return Ok(Rc::new(by_value));
+    };
+    let answer = context.build_string_test();
+    Ok(Rc::new(move |tuple| {
+        let stored = term(tuple)?;
+        let tested = answer(&stored, &|literal| {
+            is_compatible(literal, &language).then(|| test(literal.value, &needle))
+        });
+        match tested {
+            TermFunctionAnswer::Value(value) => Some(value),
+            TermFunctionAnswer::Error => None,
+            TermFunctionAnswer::Unanswered => by_value(tuple),
+        }
+    }))
+}
+
+/// rete: whether a string literal and a second argument of language `language` are
+/// compatible (SPARQL 1.1 §17.4.3.1.1: a second argument without a language, or the same).
+#[cfg(feature = "sparql-12")]
+fn is_compatible(
+    literal: StringLiteralRef<'_>,
+    language: &Option<LanguageWithMaybeBaseDirection>,
+) -> bool {
+    language.as_ref().is_none_or(|(tag, direction)| {
+        literal.language == Some(tag.as_str()) && literal.direction == *direction
+    })
+}
+
+#[cfg(not(feature = "sparql-12"))]
+fn is_compatible(
+    literal: StringLiteralRef<'_>,
+    language: &Option<LanguageWithMaybeBaseDirection>,
+) -> bool {
+    language
+        .as_ref()
+        .is_none_or(|tag| literal.language == Some(tag.as_str()))
 }
 
 fn build_hash_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>, H: Digest>(

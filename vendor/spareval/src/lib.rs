@@ -15,7 +15,8 @@ mod update;
 #[cfg(feature = "sparql-12")]
 pub use crate::dataset::ExpressionTriple;
 pub use crate::dataset::{
-    ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer,
+    ExpressionTerm, InternalQuad, QueryableDataset, StringLiteralRef, StringTest, TermFunction,
+    TermFunctionAnswer,
 };
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
@@ -470,6 +471,13 @@ impl QueryEvaluator {
                 _: TermFunction,
             ) -> impl Fn(&Term) -> TermFunctionAnswer + 'a {
                 |_| TermFunctionAnswer::Unanswered
+            }
+
+            fn build_string_test(
+                &mut self,
+            ) -> impl Fn(&Term, &StringTest<'_>) -> TermFunctionAnswer + 'a
+            {
+                |_, _| TermFunctionAnswer::Unanswered
             }
 
             // rete: one expression, one solution.

@@ -304,12 +304,12 @@ fn triple_terms_with_free_parts_are_narrowed_by_the_dataset() {
 }
 
 /// A dataset over a list of quads that answers LANG, DATATYPE, isIRI, isBlank, isLiteral,
-/// STRLEN and STR from its terms without building values (as rete does from encoded terms), and
-/// counts the values and terms it builds.
+/// STRLEN and STR from its terms without building values (as rete does from encoded terms),
+/// tests the text of its string literals in place, and counts the values and terms it builds.
 mod term_functions {
     use oxrdf::vocab::xsd;
     use oxrdf::{Quad, Term};
-    use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, TermFunction, TermFunctionAnswer};
+    use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer};
     use std::cell::Cell;
     use std::convert::Infallible;
 
@@ -319,6 +319,7 @@ mod term_functions {
         pub values_built: Cell<usize>,
         pub terms_built: Cell<usize>,
         pub answered: Cell<usize>,
+        pub tested: Cell<usize>,
     }
 
     impl<'a> QueryableDataset<'a> for &'a Answering {
@@ -384,6 +385,19 @@ mod term_functions {
                     _ => TermFunctionAnswer::Error,
                 },
                 _ => TermFunctionAnswer::Unanswered,
+            })
+        }
+
+        fn internal_string_test(&self, term: &Term, test: &StringTest<'_>) -> Result<TermFunctionAnswer, Infallible> {
+            self.tested.set(self.tested.get() + 1);
+            let Term::Literal(literal) = term else { return Ok(TermFunctionAnswer::Error) };
+            if literal.datatype() != xsd::STRING && literal.language().is_none() {
+                return Ok(TermFunctionAnswer::Error);
+            }
+            let text = StringLiteralRef { value: literal.value(), language: literal.language(), direction: literal.direction() };
+            Ok(match test(text) {
+                Some(found) => TermFunctionAnswer::Value(found.into()),
+                None => TermFunctionAnswer::Error,
             })
         }
     }
@@ -455,6 +469,58 @@ fn now_is_one_value_per_query_and_bnode_salts_differ_between_queries() {
     assert_eq!(times.len(), 1, "one NOW() for the whole query: {rows:?}");
     let query = r#"SELECT (BNODE("x") AS ?b) {}"#;
     assert_ne!(select(&empty, query), select(&empty, query), "a new salt per query");
+}
+
+#[test]
+fn string_tests_answered_by_the_dataset() {
+    use oxrdf::{BaseDirection, BlankNode, Literal, Term};
+    use term_functions::Answering;
+    let objects: Vec<Term> = vec![
+        iri("o").into(),
+        BlankNode::new_unchecked("b").into(),
+        Literal::new_simple_literal("chat").into(),
+        Literal::new_simple_literal("").into(),
+        Literal::new_typed_literal("typed", xsd::STRING).into(),
+        Literal::new_language_tagged_literal_unchecked("Katze", "de").into(),
+        Literal::new_language_tagged_literal_unchecked("Köter", "de-at").into(),
+        Literal::new_directional_language_tagged_literal_unchecked("Katze", "de", BaseDirection::Rtl).into(),
+        Literal::new_typed_literal("7", xsd::INT).into(),
+        Literal::new_typed_literal("true", xsd::BOOLEAN).into(),
+    ];
+    let quads: Vec<Quad> = objects.iter().map(|o| Quad::new(iri("s"), iri("p"), o.clone(), GraphName::DefaultGraph)).collect();
+    let plain: Dataset = quads.iter().cloned().collect();
+    let answering = Answering { quads, ..Answering::default() };
+    fn run<'a>(dataset: impl spareval::QueryableDataset<'a>, query: &str) -> Vec<String> {
+        let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+        let QueryResults::Solutions(solutions) = QueryEvaluator::new().prepare(&query).execute(dataset).unwrap() else { panic!() };
+        let mut rows: Vec<String> = solutions.map(|s| s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ")).collect();
+        rows.sort();
+        rows
+    }
+    // Every needle kind: simple, empty, xsd:string, language-tagged (the same tag, another,
+    // a directional one); errors (an IRI, a number, incompatible tags) leave the column unbound.
+    let query = "SELECT ?o (CONTAINS(?o, \"t\") AS ?t) (CONTAINS(?o, \"\") AS ?empty) (STRSTARTS(?o, \"K\"@de) AS ?de) \
+                 (STRENDS(?o, \"er\"@de-at) AS ?at) (CONTAINS(?o, \"atz\"@de--rtl) AS ?rtl) (STRSTARTS(?o, \"ty\"^^xsd:string) AS ?ty) \
+                 (CONTAINS(COALESCE(?missing, ?o), \"a\") AS ?coalesced) { <s> <p> ?o }";
+    let query = format!("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {query}");
+    let expected = run(&plain, &query);
+    assert_eq!(expected.len(), objects.len());
+    assert!(expected.iter().any(|row| row.contains("?o=\"Katze\"@de ") && row.contains("?t=\"true\"^^") && row.contains("?de=\"true\"^^") && !row.contains("?at=") && !row.contains("?rtl=")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"Katze\"@de--rtl") && row.contains("?rtl=\"true\"^^") && !row.contains("?de=")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"Köter\"@de-at") && row.contains("?at=\"true\"^^")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"typed\"") && row.contains("?ty=\"true\"^^")));
+    assert!(expected.iter().any(|row| row.contains("?o=\"7\"^^") && !row.contains("?t=") && !row.contains("?empty=")));
+    assert_eq!(run(&answering, &query), expected, "the same answers, from the dataset's tests");
+    // 7 tests on 10 terms, all asked of the dataset, no value built.
+    assert_eq!(answering.tested.get(), 7 * objects.len());
+    assert_eq!(answering.values_built.get(), 0);
+
+    // A second argument that is not a constant, or a computed first one: through the values.
+    answering.tested.set(0);
+    let query = "SELECT ?o (CONTAINS(?o, ?o) AS ?self) (CONTAINS(LCASE(?o), \"k\") AS ?lower) { <s> <p> ?o }";
+    assert_eq!(run(&answering, query), run(&plain, query));
+    assert_eq!(answering.tested.get(), 0);
+    assert_eq!(answering.values_built.get(), 3 * objects.len());
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR answered from encoded
-//! terms (`term_functions.rs`) give what spareval gives from the decoded
-//! values: the same queries over the same data, against spareval over an
+//! terms, and CONTAINS, STRSTARTS and STRENDS tested on their text as stored
+//! (`term_functions.rs`), give what spareval gives from the decoded values: the same queries over the same data, against spareval over an
 //! in-memory `oxrdf::Dataset`, which builds every value.
 
 use super::*;
@@ -26,6 +26,9 @@ const QUERIES: &[&str] = &[
     "SELECT ?o { :s :p ?o FILTER(!isIRI(?o) && !isBlank(?o) && !isLiteral(?o)) }",
     "SELECT (LANG(COALESCE(?missing, ?o)) AS ?lang) { :s :p ?o FILTER(isLiteral(?o)) }",
     "SELECT (DATATYPE(\"1\"^^<http://www.w3.org/2001/XMLSchema#short>) AS ?d) (LANG(\"absent\"@nl) AS ?l) (isIRI(:nowhere) AS ?i) {}",
+    "SELECT ?o { :s :p ?o FILTER(CONTAINS(?o, \"t\")) }",
+    "SELECT ?o (CONTAINS(?o, \"\") AS ?empty) (STRSTARTS(?o, \"K\"@de) AS ?de) (STRENDS(?o, \"er\"@de-at) AS ?at) (CONTAINS(?o, \"ب\"@ar--rtl) AS ?rtl) (STRSTARTS(?o, \"ty\"^^xsd:string) AS ?ty) { :s :p ?o }",
+    "SELECT (CONTAINS(\"chat\", \"ha\") AS ?stored) (CONTAINS(\"not stored\", \"st\") AS ?computed) (STRENDS(COALESCE(?missing, :s), \"s\") AS ?iri) {}",
 ];
 
 fn reference(query: &str) -> BTreeSet<Vec<String>> {
