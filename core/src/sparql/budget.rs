@@ -347,7 +347,9 @@ fn hook_pattern(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
 
 /// `BIND(<urn:x-rete:step>() AS ?…)` with a variable SPARQL text cannot
 /// name, one per hook so that no two hooks share a variable (a shared one
-/// would stop the optimizer from using for-loop joins).
+/// would stop the optimizer from using for-loop joins). The vendored spareval
+/// calls the function of such a `BIND` per row with no expression evaluator
+/// around it (vendor/README.md, spareval change 20).
 fn step_after(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
     *hooks += 1;
     GraphPattern::Extend {

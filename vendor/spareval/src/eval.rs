@@ -1585,6 +1585,26 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let child = child?;
 
                 let position = encode_variable(encoded_variables, variable);
+                // rete: BIND(f() AS ?v) of a custom function without arguments (rete's
+                // step hooks, one above every join) calls `f` per row, with no expression
+                // evaluator around it.
+                if let Some(function) = self.custom_function_without_arguments(expression) {
+                    let dataset = self.dataset.clone();
+                    return Ok(Rc::new(move |from| {
+                        let function = Arc::clone(&function);
+                        let dataset = dataset.clone();
+                        Box::new(child(from).map(move |tuple| {
+                            let mut tuple = tuple?;
+                            if let Some(value) = function(&[]) {
+                                tuple.set(
+                                    position,
+                                    dataset.internalize_expression_term(value.into())?,
+                                );
+                            }
+                            Ok(tuple)
+                        }))
+                    }));
+                }
                 // rete: see `extend_chain`.
                 let chain: Rc<[usize]> = extend_chain_variables(inner)
                     .into_iter()
@@ -2191,6 +2211,21 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             wins,
             best: Some(None),
         })))
+    }
+
+    /// rete: the function of a call to a registered custom function without arguments.
+    fn custom_function_without_arguments(
+        &self,
+        expression: &Expression,
+    ) -> Option<Arc<dyn Fn(&[Term]) -> Option<Term> + Send + Sync>> {
+        match expression {
+            Expression::FunctionCall(sparopt::algebra::Function::Custom(name), arguments)
+                if arguments.is_empty() =>
+            {
+                self.custom_functions.get(name).cloned()
+            }
+            _ => None,
+        }
     }
 
     /// Evaluates an expression and returns an internal term

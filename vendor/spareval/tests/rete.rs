@@ -868,3 +868,34 @@ fn construct_builds_each_term_of_a_solution_once() {
     // ?s and ?o once per solution (upstream: 8 times per solution).
     assert_eq!(data.terms_built.get(), 2 * 2);
 }
+
+#[test]
+fn bind_of_a_function_without_arguments_is_called_once_per_row() {
+    // Change 19 calls a BIND's custom function without arguments directly: once per row, its
+    // value bound when it gives one, nothing bound when it gives none, as before.
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let data = dataset(&[("a", "p", "b", ""), ("b", "q", "c", ""), ("b", "q", "d", ""), ("x", "p", "y", "")]);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let tick = iri("tick");
+    // The first two calls give nothing, later ones an IRI.
+    let evaluator = QueryEvaluator::new().with_custom_function(tick.clone(), move |args| {
+        assert!(args.is_empty());
+        (counter.fetch_add(1, Ordering::Relaxed) >= 2).then(|| iri("late").into())
+    });
+    let query = SparqlParser::new()
+        .with_base_iri("http://example.org/")
+        .unwrap()
+        .parse_query("SELECT ?s ?o ?t { { ?s <p> ?m . ?m <q> ?o } BIND(<tick>() AS ?t) } ORDER BY ?o")
+        .unwrap();
+    let QueryResults::Solutions(solutions) = evaluator.prepare(&query).execute(&data).unwrap() else { panic!("not a SELECT") };
+    let rows: Vec<String> = solutions.map(|s| s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ").replace("http://example.org/", "")).collect();
+    assert_eq!(rows, ["?s=<a> ?o=<c>", "?s=<a> ?o=<d>"]);
+    assert_eq!(calls.load(Ordering::Relaxed), 2, "one call per row of the join");
+    let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query("SELECT ?s ?t { ?s <p> ?o BIND(<tick>() AS ?t) } ORDER BY ?s").unwrap();
+    let QueryResults::Solutions(solutions) = evaluator.prepare(&query).execute(&data).unwrap() else { panic!("not a SELECT") };
+    let rows: Vec<String> = solutions.map(|s| s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ").replace("http://example.org/", "")).collect();
+    assert_eq!(rows, ["?s=<a> ?t=<late>", "?s=<x> ?t=<late>"]);
+    assert_eq!(calls.load(Ordering::Relaxed), 4);
+}
