@@ -55,12 +55,9 @@ impl<'a> Cursor<'a> {
         self.varint_long()
     }
 
-    /// The rest of [`Self::varint`]: a plain loop, not a `step_by` range. The tenth byte
-    /// holds bit 63 only, so no varint runs longer.
     fn varint_long(&mut self) -> Result<u64, CursorError> {
         let mut value = 0u64;
-        let mut shift = 0;
-        loop {
+        for shift in (0..70).step_by(7) {
             let Some(&byte) = self.bytes.get(self.position) else {
                 return Err(self.error("truncated varint"));
             };
@@ -72,8 +69,8 @@ impl<'a> Cursor<'a> {
             if byte < 0x80 {
                 return Ok(value);
             }
-            shift += 7;
         }
+        Err(self.error("varint longer than 10 bytes"))
     }
 
     /// Reads a varint that counts items of at least `min_item_bytes` bytes

@@ -226,12 +226,9 @@ fn varint_at(bytes: &[u8], position: &mut usize) -> Option<u64> {
     varint_long(bytes, position)
 }
 
-/// The rest of [`varint_at`]: a plain loop, not a `step_by` range. The tenth byte holds bit 63
-/// only, so no varint runs longer.
 fn varint_long(bytes: &[u8], position: &mut usize) -> Option<u64> {
     let mut value = 0u64;
-    let mut shift = 0;
-    loop {
+    for shift in (0..70).step_by(7) {
         let byte = *bytes.get(*position)?;
         *position += 1;
         if shift == 63 && byte > 1 {
@@ -241,8 +238,8 @@ fn varint_long(bytes: &[u8], position: &mut usize) -> Option<u64> {
         if byte < 0x80 {
             return Some(value);
         }
-        shift += 7;
     }
+    None
 }
 
 #[cfg(all(test, feature = "write"))]
