@@ -269,6 +269,9 @@ pub fn open_prefix(prefix: &[u8], known_length: Option<u64>) -> Result<Opening, 
 impl<S: RangeSource> Store<S> {
     /// Opens a file: one read of its first 16 KiB, plus one more when INDEX
     /// does not fit there (FORMAT.md §1). `cache_bytes` bounds decoded blocks.
+    /// The card, when the first read holds it, is kept ([`Store::hold`], as
+    /// a host keeps the whole first read): what it says of the file's
+    /// literals spares lookups ([`Store::literal_kinds_in_memory`]).
     pub fn open(source: S, cache_bytes: usize) -> Result<Self, ReadError> {
         let first = ByteRange { offset: 0, length: FIRST_READ_BYTES };
         let prefix = source.read_ranges(&[first])?.into_iter().next().unwrap_or_default();
@@ -280,7 +283,13 @@ impl<S: RangeSource> Store<S> {
                 (header, index)
             }
         };
-        Ok(Self::from_parts(source, header, index, BlockCache::new(cache_bytes)))
+        let store = Self::from_parts(source, header, index, BlockCache::new(cache_bytes));
+        if let Some(card) = store.header.section(SectionKind::Card).map(|section| section.range())
+            && let Some(bytes) = slice_of(first, &prefix, card)
+        {
+            store.hold(card, bytes.into());
+        }
+        Ok(store)
     }
 
     /// Opens from an already decoded header and index (a host that keeps them
@@ -376,6 +385,21 @@ impl<S: RangeSource> Store<S> {
         };
         *self.literal_kinds.borrow_mut() = Some(kinds.clone());
         Ok(kinds)
+    }
+
+    /// [`Store::literal_kinds`] when knowing them costs no read: known
+    /// already, or the card lies in a piece held in memory (usually the
+    /// first read); else `None`. For a shortcut that must not add a round
+    /// in the Worker, where each request's store is new.
+    pub fn literal_kinds_in_memory(&self) -> Option<Arc<LiteralKinds>> {
+        if let Some(kinds) = &*self.literal_kinds.borrow() {
+            return kinds.clone();
+        }
+        let card = self.header.section(SectionKind::Card)?.range();
+        if !self.held.borrow().iter().any(|(within, _)| within.offset <= card.offset && card.end() <= within.end()) {
+            return None;
+        }
+        self.literal_kinds().ok().flatten()
     }
 
     /// The CARD section's JSON text as the file holds it (checked and

@@ -301,6 +301,9 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         if !self.meter.step() {
             return Err(Stopped);
         }
+        if self.datatype_absent(&term) {
+            return Ok(InternalTerm::Computed(Rc::new(term)));
+        }
         let encoded = self.store.encode_term(term.as_ref());
         match self.store.encoded_term_id(&encoded) {
             Ok(Some(id)) => Ok(InternalTerm::Stored(id)),
@@ -314,6 +317,20 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
             }
             Err(error) => Err(self.fail(error)),
         }
+    }
+
+    /// Whether `term` is an untagged literal of a datatype no literal of the
+    /// file has, by a card already in memory: it cannot be a stored term,
+    /// and the dictionary need not be searched (issue 14: schema-org 05's
+    /// computed `xsd:integer(…)`, one lookup per row in a file without
+    /// integers). Reading the card for it would cost the Worker a round.
+    fn datatype_absent(&self, term: &Term) -> bool {
+        let Term::Literal(literal) = term else { return false };
+        if literal.language().is_some() {
+            return false;
+        }
+        let datatype = literal.datatype().as_str();
+        self.store.literal_kinds_in_memory().is_some_and(|kinds| !kinds.datatypes.iter().any(|known| known == datatype))
     }
 
     /// The term of an id, and whether it was decoded (`false`: its block is

@@ -1707,28 +1707,22 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         .collect::<Vec<_>>();
                     // rete: each solution's sort keys are computed once, not twice per
                     // comparison (each computation may decode a term from the store).
-                    let mut values = tuples
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, tuple)| {
-                            let keys = by
-                                .iter()
-                                .zip(&ranks)
-                                .map(|(comp, ranks)| match (comp, ranks) {
-                                    (_, Some(ranks)) => SortKey::Rank(ranks[i]),
-                                    (
-                                        ComparatorFunction::Asc(expression)
-                                        | ComparatorFunction::Desc(expression),
-                                        None,
-                                    ) => SortKey::Value(expression(&tuple)),
-                                })
-                                .collect::<Vec<_>>();
-                            (keys, tuple)
+                    let columns = by
+                        .iter()
+                        .zip(ranks)
+                        .map(|(comp, ranks)| match (comp, ranks) {
+                            (_, Some(ranks)) => SortColumn::Ranks(ranks),
+                            (
+                                ComparatorFunction::Asc(expression)
+                                | ComparatorFunction::Desc(expression),
+                                None,
+                            ) => SortColumn::Values(tuples.iter().map(|t| expression(t)).collect()),
                         })
                         .collect::<Vec<_>>();
-                    values.sort_unstable_by(|(a, _), (b, _)| {
-                        for (comp, (a, b)) in by.iter().zip(a.iter().zip(b)) {
-                            let ordering = a.cmp(b);
+                    let mut sorted = tuples.into_iter().enumerate().collect::<Vec<_>>();
+                    sorted.sort_unstable_by(|&(a, _), &(b, _)| {
+                        for (comp, column) in by.iter().zip(&columns) {
+                            let ordering = column.cmp(a, b);
                             match (comp, ordering) {
                                 (_, Ordering::Equal) => (),
                                 (ComparatorFunction::Asc(_), ordering) => return ordering,
@@ -1742,7 +1736,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     Box::new(
                         errors
                             .into_iter()
-                            .chain(values.into_iter().map(|(_, tuple)| Ok(tuple))),
+                            .chain(sorted.into_iter().map(|(_, tuple)| Ok(tuple))),
                     )
                 })
             }
@@ -3008,20 +3002,20 @@ fn slice_key<T: Eq>(slice: &[T], element: &T) -> Option<usize> {
     None
 }
 
-/// rete: one ORDER BY key of a solution: its value, or the dataset's rank of its stored term
-/// (`QueryableDataset::internal_term_rank`; one column holds one kind).
-enum SortKey {
-    Value(Option<ExpressionTerm>),
-    Rank(Option<u64>),
+/// rete: one ORDER BY key of every solution, by the solution's index: their values, or the
+/// dataset's ranks of their stored terms (`QueryableDataset::internal_term_rank`), never a
+/// mix of both.
+enum SortColumn {
+    Values(Vec<Option<ExpressionTerm>>),
+    Ranks(Vec<Option<u64>>),
 }
 
-impl SortKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (Self::Value(a), Self::Value(b)) => cmp_terms(a.as_ref(), b.as_ref()),
-            // Unbound first, as `cmp_terms` has it.
-            (Self::Rank(a), Self::Rank(b)) => a.cmp(b),
-            (Self::Value(_), Self::Rank(_)) | (Self::Rank(_), Self::Value(_)) => Ordering::Equal,
+impl SortColumn {
+    /// Unbound first, as `cmp_terms` has it.
+    fn cmp(&self, a: usize, b: usize) -> Ordering {
+        match self {
+            Self::Values(values) => cmp_terms(values[a].as_ref(), values[b].as_ref()),
+            Self::Ranks(ranks) => ranks[a].cmp(&ranks[b]),
         }
     }
 }

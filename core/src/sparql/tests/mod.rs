@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub(crate) mod fixture;
+mod computed_literals;
 mod graphs;
 mod lexical_filters;
 mod lexical_forms;
