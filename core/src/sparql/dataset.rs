@@ -350,20 +350,20 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
     }
 
     /// `answer` of a stored term's encoding (`term_functions`), one step of
-    /// the meter; a computed term, or one whose dictionary block is missing,
-    /// is left to spareval, which builds its value.
-    fn answer_from_encoding(&self, term: &InternalTerm, answer: impl FnOnce(&[u8]) -> Result<TermFunctionAnswer, FormatError>) -> Result<TermFunctionAnswer, Stopped> {
-        let InternalTerm::Stored(id) = term else { return Ok(TermFunctionAnswer::Unanswered) };
+    /// the meter; `None` for a computed term, or one whose dictionary block
+    /// is missing: left to spareval, which builds its value.
+    fn answer_from_encoding<T>(&self, term: &InternalTerm, answer: impl FnOnce(&[u8]) -> Result<T, FormatError>) -> Result<Option<T>, Stopped> {
+        let InternalTerm::Stored(id) = term else { return Ok(None) };
         if !self.meter.step() {
             return Err(Stopped);
         }
         match self.store.with_encoded_term_in(*id, &mut self.reader.borrow_mut(), answer) {
-            Ok(Ok(answer)) => Ok(answer),
+            Ok(Ok(answer)) => Ok(Some(answer)),
             Ok(Err(error)) => Err(self.fail(error.into())),
             // The value's decode gives this run's placeholder (`decode`).
             Err(ReadError::Missing(ranges)) => {
                 self.meter.note_missing(&ranges);
-                Ok(TermFunctionAnswer::Unanswered)
+                Ok(None)
             }
             Err(error) => Err(self.fail(error)),
         }
@@ -532,11 +532,39 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
     /// LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN, STR of a stored term
     /// from its encoded form, without decoding it (`term_functions.rs`).
     fn internal_term_function(&self, function: TermFunction, term: &InternalTerm) -> Result<TermFunctionAnswer, Stopped> {
-        self.answer_from_encoding(term, |encoded| term_functions::answer(function, encoded))
+        Ok(self.answer_from_encoding(term, |encoded| term_functions::answer(function, encoded))?.unwrap_or(TermFunctionAnswer::Unanswered))
     }
 
     fn internal_string_test(&self, term: &InternalTerm, test: &StringTest<'_>) -> Result<TermFunctionAnswer, Stopped> {
-        self.answer_from_encoding(term, |encoded| term_functions::string_test(encoded, test))
+        Ok(self.answer_from_encoding(term, |encoded| term_functions::string_test(encoded, test))?.unwrap_or(TermFunctionAnswer::Unanswered))
+    }
+
+    /// LANG of a stored literal as the term its tag internalizes to, kept
+    /// per tag (`memos.languages`): `GROUP BY (LANG(?l))` over every label
+    /// built the tag's string and looked it up in the computed memo per row.
+    fn internal_lang(&self, term: &InternalTerm) -> Result<Option<InternalTerm>, Stopped> {
+        // Past a limit computed values are refused (`internalize_expression_term`).
+        if self.meter.is_stopped() {
+            return Err(Stopped);
+        }
+        let memo = &self.memos.languages;
+        let Some(found) = self.answer_from_encoding(term, |encoded| {
+            Ok(term_functions::language(encoded)?.map(|language| memo.get(language).ok_or_else(|| language.to_owned())))
+        })?
+        else {
+            return Ok(None);
+        };
+        match found {
+            Some(Ok(internal)) => Ok(Some(internal)),
+            Some(Err(language)) => {
+                let internal = self.internalize_expression_term(ExpressionTerm::StringLiteral(language.clone()))?;
+                let bytes = language.len() as u64;
+                memo.insert(language.into_boxed_str(), internal.clone(), bytes);
+                Ok(Some(internal))
+            }
+            // Not a literal: spareval's LANG gives the error.
+            None => Ok(None),
+        }
     }
 
     /// FORMAT.md §5.1: a triple term is `06 S 00 P 00 O` with its parts in

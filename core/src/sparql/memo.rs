@@ -17,13 +17,14 @@ use crate::TermId;
 use oxrdf::Term;
 use rustc_hash::FxHashMap;
 use spareval::ExpressionTerm;
+use std::borrow::Borrow;
 use std::cell::{Cell, RefCell};
 use std::hash::Hash;
 
 /// Most entries per memo…
 const MAX_ENTRIES: usize = 1 << 14;
 /// … and most bytes of term text, so that a Worker's isolate stays bounded
-/// whatever the query (three memos: at most 12 MiB of text, and the
+/// whatever the query (four memos: at most 16 MiB of text, and the
 /// entries' fixed size, ~2 MiB).
 const MAX_BYTES: u64 = 4 << 20;
 
@@ -38,7 +39,10 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         Self { entries: RefCell::default(), bytes: Cell::new(0) }
     }
 
-    pub(crate) fn get(&self, key: &K) -> Option<V> {
+    pub(crate) fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
         self.entries.borrow().get(key).cloned()
     }
 
@@ -108,11 +112,14 @@ pub(crate) struct TermMemos {
     pub(crate) values: IdMemo<ExpressionTerm>,
     /// Computed values already looked up in the dictionary.
     pub(crate) computed: Memo<Term, InternalTerm>,
+    /// LANG of stored literals, by tag, as the term the tag internalizes
+    /// to (`StoreDataset::internal_lang`).
+    pub(crate) languages: Memo<Box<str>, InternalTerm>,
 }
 
 impl TermMemos {
     pub(crate) fn new() -> Self {
-        Self { terms: IdMemo::new(), values: IdMemo::new(), computed: Memo::new() }
+        Self { terms: IdMemo::new(), values: IdMemo::new(), computed: Memo::new(), languages: Memo::new() }
     }
 }
 

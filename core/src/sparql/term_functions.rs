@@ -1,7 +1,7 @@
 //! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR of a stored
 //! term, answered from its encoded form (FORMAT.md §5.1) without decoding it
 //! (spareval's `QueryableDataset::internal_term_function`, vendor/README.md
-//! change 10), and CONTAINS/STRSTARTS/STRENDS of it with a constant string
+//! change 10; LANG also as a term, `internal_lang`, change 21), and CONTAINS/STRSTARTS/STRENDS of it with a constant string
 //! tested on its text as stored (`internal_string_test`, change 19). Scans
 //! that ask for the language or datatype of every literal spent most of their
 //! time building literals only to read their tags, `STR(?code) = "km/h"`
@@ -25,9 +25,8 @@ pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunct
         TermFunction::IsIri => is(TermKind::Iri),
         TermFunction::IsBlank => is(TermKind::BlankNode),
         TermFunction::IsLiteral => is(TermKind::Literal),
-        TermFunction::Lang => Ok(match literal_parts(encoded)? {
-            Some(LiteralParts::Language { language, .. }) => value(ExpressionTerm::StringLiteral(language.into())),
-            Some(LiteralParts::Simple { .. } | LiteralParts::Typed { .. }) => value(ExpressionTerm::StringLiteral(String::new())),
+        TermFunction::Lang => Ok(match language(encoded)? {
+            Some(language) => value(ExpressionTerm::StringLiteral(language.into())),
             None => TermFunctionAnswer::Error,
         }),
         TermFunction::Datatype => Ok(match literal_parts(encoded)? {
@@ -53,6 +52,16 @@ pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunct
         },
         _ => Ok(TermFunctionAnswer::Unanswered),
     }
+}
+
+/// LANG of the term encoded as `encoded`: its language tag, `""` for a
+/// literal without one, `None` (an error) for a term that is no literal.
+pub(crate) fn language(encoded: &[u8]) -> Result<Option<&str>, FormatError> {
+    Ok(match literal_parts(encoded)? {
+        Some(LiteralParts::Language { language, .. }) => Some(language),
+        Some(LiteralParts::Simple { .. } | LiteralParts::Typed { .. }) => Some(""),
+        None => None,
+    })
 }
 
 /// `test` of the term encoded as `encoded` when it is a string literal

@@ -128,6 +128,19 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         Ok(TermFunctionAnswer::Unanswered)
     }
 
+    /// rete: LANG of a stored term as a term of the dataset, the term
+    /// [`Self::internalize_expression_term`] gives for the tag as a simple literal (`""`
+    /// for a literal without one), without building the tag's string. `None`, the default,
+    /// makes the evaluator compute LANG (an error unless the term is a literal) and
+    /// internalize it.
+    fn internal_lang(
+        &self,
+        term: &Self::InternalTerm,
+    ) -> Result<Option<Self::InternalTerm>, Self::Error> {
+        let _ = term;
+        Ok(None)
+    }
+
     /// rete: `test` of a stored string literal's text as stored, without building its value
     /// ([`Self::externalize_expression_term`]), for CONTAINS, STRSTARTS and STRENDS with a
     /// constant second argument: a simple, `xsd:string` or language-tagged literal's

@@ -319,6 +319,16 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 
+    /// rete: see `QueryableDataset::internal_lang`.
+    fn internal_lang(
+        &self,
+        term: &D::InternalTerm,
+    ) -> Result<Option<D::InternalTerm>, QueryEvaluationError> {
+        self.dataset
+            .internal_lang(term)
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+    }
+
     /// rete: see `QueryableDataset::internal_string_test`.
     fn internal_string_test(
         &self,
@@ -2473,6 +2483,11 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
                 .internal_string_test(t, test)
                 .unwrap_or(TermFunctionAnswer::Error)
         }
+    }
+
+    fn build_internal_lang(&mut self) -> impl Fn(&D::InternalTerm) -> Option<D::InternalTerm> + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t| dataset.internal_lang(t).ok().flatten()
     }
 
     fn build_solution_key(

@@ -79,6 +79,9 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn build_string_test(
         &mut self,
     ) -> impl Fn(&Self::Term, &StringTest<'_>) -> TermFunctionAnswer + 'a;
+    /// rete: LANG of one of the dataset's terms as one of its terms
+    /// (`QueryableDataset::internal_lang`); `None` when it does not answer.
+    fn build_internal_lang(&mut self) -> impl Fn(&Self::Term) -> Option<Self::Term> + 'a;
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -1645,6 +1648,22 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
             Rc::new(move |_| Some(t.clone()))
         }
         Expression::Variable(v) => Rc::new(context.build_variable_lookup(v)),
+        // rete: LANG of a term as stored is asked of the dataset as a term: a GROUP BY or BIND
+        // of it then neither builds the tag's string nor looks it up per row. When the dataset
+        // does not answer, the value is computed and internalized.
+        Expression::FunctionCall(Function::Lang, parameters) => {
+            let Some(term) = try_build_internal_expression_evaluator(&parameters[0], context)?
+            else {
+                return Ok(None);
+            };
+            let lang = context.build_internal_lang();
+            let by_value = build_expression_evaluator(expression, context)?;
+            let internalize = context.build_internalize_expression_term();
+            Rc::new(move |tuple| match lang(&term(tuple)?) {
+                Some(language) => Some(language),
+                None => internalize(by_value(tuple)?),
+            })
+        }
         // rete: COALESCE and IF give the term of the expression they pick (SPARQL 1.1
         // §17.4.1.3, §17.4.1.2): a stored `"01"^^xsd:integer` stays that term. When a branch is
         // computed and another is not, the computed one is internalized; upstream gave `None`,

@@ -480,6 +480,10 @@ impl QueryEvaluator {
                 |_, _| TermFunctionAnswer::Unanswered
             }
 
+            fn build_internal_lang(&mut self) -> impl Fn(&Term) -> Option<Term> + 'a {
+                |_| None
+            }
+
             // rete: one expression, one solution.
             fn build_solution_key(
                 &mut self,

@@ -320,6 +320,7 @@ mod term_functions {
         pub terms_built: Cell<usize>,
         pub answered: Cell<usize>,
         pub tested: Cell<usize>,
+        pub langs: Cell<usize>,
     }
 
     impl<'a> QueryableDataset<'a> for &'a Answering {
@@ -388,6 +389,12 @@ mod term_functions {
             })
         }
 
+        fn internal_lang(&self, term: &Term) -> Result<Option<Term>, Infallible> {
+            self.langs.set(self.langs.get() + 1);
+            let Term::Literal(literal) = term else { return Ok(None) };
+            Ok(Some(oxrdf::Literal::new_simple_literal(literal.language().unwrap_or("")).into()))
+        }
+
         fn internal_string_test(&self, term: &Term, test: &StringTest<'_>) -> Result<TermFunctionAnswer, Infallible> {
             self.tested.set(self.tested.get() + 1);
             let Term::Literal(literal) = term else { return Ok(TermFunctionAnswer::Error) };
@@ -440,16 +447,37 @@ fn term_functions_answered_by_the_dataset() {
     assert!(expected.iter().any(|row| row.contains("?o=<http://example.org/o>") && row.contains("?str=\"http://example.org/o\"")));
     assert!(expected.iter().any(|row| row.contains("?o=_:") && !row.contains("?str=")), "STR of a blank node is an error");
     assert_eq!(run(&answering, query), expected, "the same answers, from the dataset's own answers");
-    // 8 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset;
-    // values are built only for DATATYPE of the three literals of a datatype whose values
-    // may have another (xsd:int, xsd:dateTimeStamp), where the value decides.
-    assert_eq!(answering.answered.get(), 8 * objects.len());
+    // 8 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset:
+    // `LANG(?o) AS ?lang` as a term (change 21) of the 8 literals, the other answers by
+    // value; values are built only for DATATYPE of the three literals of a datatype whose
+    // values may have another (xsd:int, xsd:dateTimeStamp), where the value decides.
+    assert_eq!(answering.langs.get(), objects.len());
+    assert_eq!(answering.answered.get(), 8 * objects.len() - 8);
     assert_eq!(answering.values_built.get(), 3);
     // STR built no term of its own: the same query without it builds as many but the 9 ?str
     // written out (answered through the value, STR would build 10 more).
     let with_str = answering.terms_built.replace(0);
     run(&answering, &query.replace("(STR(?o) AS ?str)", ""));
     assert_eq!(with_str, answering.terms_built.get() + objects.len() - 1);
+
+    // LANG as a term (change 21): a GROUP BY or BIND of it asks the dataset for the term,
+    // without a value; a term it does not answer for (an IRI, a blank node: LANG is an
+    // error) goes through LANG of the value.
+    for query in [
+        "SELECT ?lang (COUNT(*) AS ?n) { <s> <p> ?o } GROUP BY (LANG(?o) AS ?lang)",
+        "SELECT ?o ?lang { <s> <p> ?o BIND(LANG(?o) AS ?lang) }",
+        "SELECT ?o { <s> <p> ?o FILTER(sameTerm(LANG(?o), \"de\")) }",
+    ] {
+        let expected = run(&plain, query);
+        assert!(!expected.is_empty(), "{query}");
+        answering.langs.set(0);
+        answering.answered.set(0);
+        answering.values_built.set(0);
+        assert_eq!(run(&answering, query), expected, "{query}");
+        assert_eq!(answering.langs.get(), objects.len(), "{query}");
+        assert_eq!(answering.answered.get(), 2, "{query}: the IRI and the blank node");
+        assert_eq!(answering.values_built.get(), 0, "{query}");
+    }
 
     // A computed argument is not a stored term: the functions go through its value.
     answering.answered.set(0);
