@@ -8,7 +8,8 @@
 // back; a warm `ASK {}` gives that floor) and median CPU of workerd's main thread, which runs the
 // Worker's wasm (bench/worker/workerd.ts). Target: ≤ 1.5 × native + 5 ms. "warm rounds" > 0: a
 // warm request read blocks again. Datasets: the files bench/query.py builds in build/query-bench/
-// (LUBM(10), CLDR; skipped when missing) and the examples; RETE_FACTOR_ONLY=cldr,qudt picks some.
+// (LUBM(10), CLDR; skipped when missing) and the examples; RETE_FACTOR_ONLY=cldr,qudt picks some,
+// RETE_FACTOR_QUERIES=q06,q14 some queries of those.
 // RETE_BENCH_BUILDS="s=DIR,o3=worker/build" measures several Worker builds side by side (a row
 // each). RETE_CPU_PROFILE=1 adds V8's sampling profile of the Worker's isolate over the warm runs:
 // the functions with most self time, by wasm name (build/worker-bench/factor-profile.md; the
@@ -34,6 +35,8 @@ import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from ".
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
 const VARS: Record<string, string> = JSON.parse(process.env.RETE_WORKER_VARS ?? "{}");
 const ONLY = (process.env.RETE_FACTOR_ONLY ?? "").split(",").filter(Boolean);
+/** Query files whose names start with one of these (RETE_FACTOR_QUERIES=q06,q14); all when empty. */
+const QUERIES = (process.env.RETE_FACTOR_QUERIES ?? "").split(",").filter(Boolean);
 const PROFILE = process.env.RETE_CPU_PROFILE === "1";
 const NATIVE_BUDGET = process.env.RETE_FACTOR_BUDGET === "1";
 const COLD = process.env.RETE_FACTOR_COLD === "1";
@@ -45,9 +48,18 @@ const NATIVE = resolve(ROOT, "target/release/examples/bench_queries");
 const QUERY_BENCH = resolve(ROOT, "build/query-bench");
 /** SPARQL JSON for solutions, N-Triples for graphs: both easy to count rows in. */
 const ACCEPT = "application/sparql-results+json, application/n-triples;q=0.9";
+/** The Accept-Encoding sent (RETE_FACTOR_ENCODING); by default fetch's own (undici: gzip, deflate, br). A
+ * compressed answer shows its encoding in the status column: workerd compresses it in the thread measured
+ * (Miniflare's entry worker does what Cloudflare's front line does, for the content types it lists). */
+const ENCODING = process.env.RETE_FACTOR_ENCODING;
 
 const queries = (...dirs: string[]) =>
-  dirs.flatMap((dir) => readdirSync(resolve(ROOT, dir)).filter((f) => f.endsWith(".rq")).sort().map((f) => resolve(ROOT, dir, f)));
+  dirs.flatMap((dir) =>
+    readdirSync(resolve(ROOT, dir))
+      .filter((f) => f.endsWith(".rq") && (!QUERIES.length || QUERIES.some((q) => f.startsWith(q))))
+      .sort()
+      .map((f) => resolve(ROOT, dir, f)),
+  );
 
 /** name, .rete file, queries. */
 const DATASETS: [string, string, string[]][] = [
@@ -130,7 +142,7 @@ test("the Worker against the native engine, warm", async () => {
           }
           const { w, pid, inspector } = opened;
           const path = sparqlPath(name, text);
-          const headers = { accept: ACCEPT };
+          const headers: Record<string, string> = { accept: ACCEPT, ...(ENCODING ? { "accept-encoding": ENCODING } : {}) };
           const firstCpu = threadCpu(pid);
           const first = await w.fetch(`${path}&run=warmup`, { headers });
           await first.arrayBuffer();
@@ -149,8 +161,8 @@ test("the Worker against the native engine, warm", async () => {
             const body = await r.text();
             times.push(performance.now() - start);
             cpus.push(cpuSplitMs(pid, cpu).main);
-            const limit = r.headers.get("x-rete-limit");
-            last = { status: limit ? `${r.status} ${limit}` : String(r.status), rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds, memory: counters(r).memory };
+            const [limit, encoding] = [r.headers.get("x-rete-limit"), r.headers.get("content-encoding")];
+            last = { status: `${limit ? `${r.status} ${limit}` : r.status}${encoding ? ` ${encoding}` : ""}`, rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds, memory: counters(r).memory };
           }
           if (inspector) {
             const { profile } = await inspector.send<{ profile: never }>("Profiler.stop");
@@ -162,7 +174,7 @@ test("the Worker against the native engine, warm", async () => {
           const cpuFactor = n ? `${(cpu / Math.max(n.median_cpu_ms, 1e-3)).toFixed(1)}×` : "—";
           const met = n ? `${ms <= 1.5 * n.median_ms + 5 ? "yes" : "no"} (${cpu <= 1.5 * n.median_cpu_ms + 5 ? "yes" : "no"})` : "—";
           const nativeCell = n ? `${n.median_ms.toFixed(2)} (${n.median_cpu_ms.toFixed(2)})` : "—";
-          const rowCell = n && last.status === "200" && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
+          const rowCell = n && last.status.startsWith("200") && n.rows !== last.rows ? `${last.rows} (native ${n.rows})` : String(last.rows);
           const line = `| ${tag} | ${label} | ${rowCell} | ${nativeCell} | ${ms.toFixed(2)} (${cpu.toFixed(2)}) | ${factor} | ${cpuFactor} | ${met} | ${last.rounds} | ${last.status} | ${(last.memory / 2 ** 20).toFixed(1)} |${coldCell}`;
           lines.push(line);
           console.log(line);

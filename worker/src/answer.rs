@@ -21,8 +21,25 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::rc::Rc;
 
-/// Bytes sent to the client at a time when streaming.
-const CHUNK_BYTES: usize = 64 << 10;
+/// Bytes sent to the client at a time when streaming (and kept at a time when
+/// capturing). Each chunk crosses into JavaScript on its own (a channel send,
+/// a pull of the body's stream, a `Uint8Array` and its copy, promises): at
+/// 64 KiB LUBM q14's 7.2 MB answer paid that 110 times and took ~10% more
+/// Worker CPU than at 256 KiB (issue 14, docs/BENCHMARK.md "Session 20: large
+/// answers"); workerd itself moves a body at about the same cost per byte
+/// whatever its chunks.
+const CHUNK_BYTES: usize = 256 << 10;
+
+/// Room past [`CHUNK_BYTES`] in a chunk's buffer for the item that crosses it.
+/// A buffer starts with room for a whole chunk: grown from empty, each chunk
+/// was copied again at every doubling and held up to twice its bytes of wasm
+/// memory.
+const CHUNK_SLACK_BYTES: usize = 8 << 10;
+
+/// An empty buffer with room for a chunk.
+fn chunk_buffer() -> Vec<u8> {
+    Vec::with_capacity(CHUNK_BYTES + CHUNK_SLACK_BYTES)
+}
 
 /// The VoID vocabulary (service description, card).
 pub const VOID: &str = "http://rdfs.org/ns/void#";
@@ -53,8 +70,24 @@ impl From<QueryError> for WriteFailure {
 }
 
 /// The writer serializers write into; [`Out`] drains it between items.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct SharedBuf(Rc<RefCell<Vec<u8>>>);
+
+impl SharedBuf {
+    fn new() -> Self {
+        Self(Rc::new(RefCell::new(chunk_buffer())))
+    }
+
+    /// What was written since the last take; the buffer starts again with room for a chunk.
+    fn take(&self) -> Vec<u8> {
+        std::mem::replace(&mut *self.0.borrow_mut(), chunk_buffer())
+    }
+
+    /// What was written last, at the end of an answer: nothing more is written.
+    fn take_last(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+}
 
 impl Write for SharedBuf {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
@@ -116,12 +149,12 @@ pub struct Out {
 impl Out {
     /// Keeps up to `cap_bytes`; past that only counts.
     pub fn capture(cap_bytes: usize) -> Self {
-        Self { buf: SharedBuf::default(), mode: Mode::Capture(Captured::new(cap_bytes)), sent_bytes: 0 }
+        Self { buf: SharedBuf::new(), mode: Mode::Capture(Captured::new(cap_bytes)), sent_bytes: 0 }
     }
 
     /// Sends chunks to a response body.
     pub fn stream(sender: mpsc::Sender<Result<Vec<u8>, worker::Error>>) -> Self {
-        Self { buf: SharedBuf::default(), mode: Mode::Stream(sender), sent_bytes: 0 }
+        Self { buf: SharedBuf::new(), mode: Mode::Stream(sender), sent_bytes: 0 }
     }
 
     /// Forgets what a discarded run wrote.
@@ -136,7 +169,7 @@ impl Out {
     /// The whole answer in chunks of about [`CHUNK_BYTES`], when it fit
     /// under the cap.
     pub fn into_chunks(mut self) -> Option<Vec<Vec<u8>>> {
-        self.drain_capture();
+        self.drain_capture(true);
         match self.mode {
             Mode::Capture(captured) if !captured.overflowed() => Some(captured.chunks),
             _ => None,
@@ -157,9 +190,10 @@ impl Out {
         written + self.buf.0.borrow().len() as u64
     }
 
-    fn drain_capture(&mut self) {
+    /// Keeps what was written as a chunk; `last` at the end of the answer.
+    fn drain_capture(&mut self, last: bool) {
         if let Mode::Capture(captured) = &mut self.mode {
-            captured.keep(std::mem::take(&mut *self.buf.0.borrow_mut()));
+            captured.keep(if last { self.buf.take_last() } else { self.buf.take() });
         }
     }
 
@@ -172,9 +206,9 @@ impl Out {
             return Ok(());
         }
         match &mut self.mode {
-            Mode::Capture(_) => self.drain_capture(),
+            Mode::Capture(_) => self.drain_capture(false),
             Mode::Stream(sender) => {
-                let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
+                let chunk = self.buf.take();
                 self.sent_bytes += chunk.len() as u64;
                 sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
             }
@@ -185,9 +219,9 @@ impl Out {
     /// Sends or keeps the rest.
     pub async fn finish(&mut self) -> Result<(), WriteFailure> {
         match &mut self.mode {
-            Mode::Capture(_) => self.drain_capture(),
+            Mode::Capture(_) => self.drain_capture(true),
             Mode::Stream(sender) => {
-                let chunk = std::mem::take(&mut *self.buf.0.borrow_mut());
+                let chunk = self.buf.take_last();
                 if !chunk.is_empty() {
                     self.sent_bytes += chunk.len() as u64;
                     sender.send(Ok(chunk)).await.map_err(|_| WriteFailure::Closed)?;
