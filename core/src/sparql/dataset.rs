@@ -539,30 +539,38 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         Ok(self.answer_from_encoding(term, |encoded| term_functions::string_test(encoded, test))?.unwrap_or(TermFunctionAnswer::Unanswered))
     }
 
-    /// LANG of a stored literal as the term its tag internalizes to, kept
-    /// per tag (`memos.languages`): `GROUP BY (LANG(?l))` over every label
-    /// built the tag's string and looked it up in the computed memo per row.
-    fn internal_lang(&self, term: &InternalTerm) -> Result<Option<InternalTerm>, Stopped> {
+    /// LANG or DATATYPE of a stored literal as the term its tag or datatype
+    /// IRI internalizes to, kept per tag or IRI (`memos.languages`,
+    /// `memos.datatypes`): `GROUP BY (LANG(?l))` over every label, or
+    /// `BIND(DATATYPE(?o) AS ?d)` over every literal, built the tag's or the
+    /// IRI's string and looked it up in the computed memo per row.
+    fn internal_function_term(&self, function: TermFunction, term: &InternalTerm) -> Result<Option<InternalTerm>, Stopped> {
         // Past a limit computed values are refused (`internalize_expression_term`).
         if self.meter.is_stopped() {
             return Err(Stopped);
         }
-        let memo = &self.memos.languages;
-        let Some(found) = self.answer_from_encoding(term, |encoded| {
-            Ok(term_functions::language(encoded)?.map(|language| memo.get(language).ok_or_else(|| language.to_owned())))
-        })?
-        else {
+        let (memo, read): (_, fn(&[u8]) -> Result<Option<&str>, FormatError>) = match function {
+            TermFunction::Lang => (&self.memos.languages, term_functions::language),
+            TermFunction::Datatype => (&self.memos.datatypes, term_functions::datatype_as_value),
+            _ => return Ok(None),
+        };
+        let Some(found) = self.answer_from_encoding(term, |encoded| Ok(read(encoded)?.map(|text| memo.get(text).ok_or_else(|| text.to_owned()))))? else {
             return Ok(None);
         };
         match found {
             Some(Ok(internal)) => Ok(Some(internal)),
-            Some(Err(language)) => {
-                let internal = self.internalize_expression_term(ExpressionTerm::StringLiteral(language.clone()))?;
-                let bytes = language.len() as u64;
-                memo.insert(language.into_boxed_str(), internal.clone(), bytes);
+            Some(Err(text)) => {
+                let value = match function {
+                    TermFunction::Lang => ExpressionTerm::StringLiteral(text.clone()),
+                    _ => ExpressionTerm::NamedNode(NamedNode::new_unchecked(text.clone())),
+                };
+                let internal = self.internalize_expression_term(value)?;
+                let bytes = text.len() as u64;
+                memo.insert(text.into_boxed_str(), internal.clone(), bytes);
                 Ok(Some(internal))
             }
-            // Not a literal: spareval's LANG gives the error.
+            // Not a literal (the function is an error), or a datatype whose
+            // values may have another: spareval answers from the value.
             None => Ok(None),
         }
     }

@@ -24,8 +24,8 @@ use std::hash::Hash;
 /// Most entries per memo…
 const MAX_ENTRIES: usize = 1 << 14;
 /// … and most bytes of term text, so that a Worker's isolate stays bounded
-/// whatever the query (four memos: at most 16 MiB of text, and the
-/// entries' fixed size, ~2 MiB).
+/// whatever the query (five memos: at most 20 MiB of text, and the
+/// entries' fixed size, ~2.5 MiB).
 const MAX_BYTES: u64 = 4 << 20;
 
 /// A bounded map that is cleared when full.
@@ -113,13 +113,16 @@ pub(crate) struct TermMemos {
     /// Computed values already looked up in the dictionary.
     pub(crate) computed: Memo<Term, InternalTerm>,
     /// LANG of stored literals, by tag, as the term the tag internalizes
-    /// to (`StoreDataset::internal_lang`).
+    /// to (`StoreDataset::internal_function_term`).
     pub(crate) languages: Memo<Box<str>, InternalTerm>,
+    /// DATATYPE of stored literals, by the datatype's IRI, as the term the
+    /// IRI internalizes to (`StoreDataset::internal_function_term`).
+    pub(crate) datatypes: Memo<Box<str>, InternalTerm>,
 }
 
 impl TermMemos {
     pub(crate) fn new() -> Self {
-        Self { terms: IdMemo::new(), values: IdMemo::new(), computed: Memo::new(), languages: Memo::new() }
+        Self { terms: IdMemo::new(), values: IdMemo::new(), computed: Memo::new(), languages: Memo::new(), datatypes: Memo::new() }
     }
 }
 

@@ -1,7 +1,8 @@
 //! LANG, DATATYPE, isIRI, isBlank, isLiteral, STRLEN and STR of a stored
 //! term, answered from its encoded form (FORMAT.md §5.1) without decoding it
 //! (spareval's `QueryableDataset::internal_term_function`, vendor/README.md
-//! change 10; LANG also as a term, `internal_lang`, change 21), and CONTAINS/STRSTARTS/STRENDS of it with a constant string
+//! change 10; LANG and DATATYPE also as terms, `internal_function_term`,
+//! changes 21 and 23), and CONTAINS/STRSTARTS/STRENDS of it with a constant string
 //! tested on its text as stored (`internal_string_test`, change 19). Scans
 //! that ask for the language or datatype of every literal spent most of their
 //! time building literals only to read their tags, `STR(?code) = "km/h"`
@@ -13,7 +14,7 @@ use crate::FormatError;
 use crate::format::term::{LiteralParts, TermKind, encoded_kind, literal_parts};
 use oxrdf::NamedNode;
 use oxrdf::vocab::{rdf, xsd};
-use spareval::{ExpressionTerm, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer};
+use spareval::{ExpressionTerm, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer, value_may_change_datatype};
 
 /// What `function` gives on the term encoded as `encoded`: exactly what it
 /// gives on the decoded term's value (for DATATYPE, the datatype as stored,
@@ -29,11 +30,8 @@ pub(crate) fn answer(function: TermFunction, encoded: &[u8]) -> Result<TermFunct
             Some(language) => value(ExpressionTerm::StringLiteral(language.into())),
             None => TermFunctionAnswer::Error,
         }),
-        TermFunction::Datatype => Ok(match literal_parts(encoded)? {
-            Some(LiteralParts::Simple { .. }) => value(ExpressionTerm::NamedNode(xsd::STRING.into())),
-            Some(LiteralParts::Language { direction: None, .. }) => value(ExpressionTerm::NamedNode(rdf::LANG_STRING.into())),
-            Some(LiteralParts::Language { direction: Some(_), .. }) => value(ExpressionTerm::NamedNode(rdf::DIR_LANG_STRING.into())),
-            Some(LiteralParts::Typed { datatype, .. }) => value(ExpressionTerm::NamedNode(NamedNode::new_unchecked(datatype))),
+        TermFunction::Datatype => Ok(match datatype(encoded)? {
+            Some(datatype) => value(ExpressionTerm::NamedNode(NamedNode::new_unchecked(datatype))),
             None => TermFunctionAnswer::Error,
         }),
         TermFunction::StrLen => match literal_parts(encoded)? {
@@ -62,6 +60,28 @@ pub(crate) fn language(encoded: &[u8]) -> Result<Option<&str>, FormatError> {
         Some(LiteralParts::Simple { .. } | LiteralParts::Typed { .. }) => Some(""),
         None => None,
     })
+}
+
+/// DATATYPE of the term encoded as `encoded` as stored: its datatype's IRI
+/// (`xsd:string` for a simple literal, `rdf:langString` or
+/// `rdf:dirLangString` for a tagged one), `None` (an error) for a term that
+/// is no literal.
+pub(crate) fn datatype(encoded: &[u8]) -> Result<Option<&str>, FormatError> {
+    Ok(match literal_parts(encoded)? {
+        Some(LiteralParts::Simple { .. }) => Some(xsd::STRING.as_str()),
+        Some(LiteralParts::Language { direction: None, .. }) => Some(rdf::LANG_STRING.as_str()),
+        Some(LiteralParts::Language { direction: Some(_), .. }) => Some(rdf::DIR_LANG_STRING.as_str()),
+        Some(LiteralParts::Typed { datatype, .. }) => Some(datatype),
+        None => None,
+    })
+}
+
+/// DATATYPE of the term encoded as `encoded` as its value has it: the
+/// datatype as stored, `None` for a term that is no literal and for a
+/// datatype whose values may have another (`"1"^^xsd:int` is an
+/// `xsd:integer` value; spareval decides those from the value).
+pub(crate) fn datatype_as_value(encoded: &[u8]) -> Result<Option<&str>, FormatError> {
+    Ok(datatype(encoded)?.filter(|datatype| !value_may_change_datatype(datatype)))
 }
 
 /// `test` of the term encoded as `encoded` when it is a string literal

@@ -128,16 +128,19 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         Ok(TermFunctionAnswer::Unanswered)
     }
 
-    /// rete: LANG of a stored term as a term of the dataset, the term
-    /// [`Self::internalize_expression_term`] gives for the tag as a simple literal (`""`
-    /// for a literal without one), without building the tag's string. `None`, the default,
-    /// makes the evaluator compute LANG (an error unless the term is a literal) and
-    /// internalize it.
-    fn internal_lang(
+    /// rete: LANG or DATATYPE of a stored term as a term of the dataset, the term
+    /// [`Self::internalize_expression_term`] gives for the function's value (LANG: the tag
+    /// as a simple literal, `""` for a literal without one; DATATYPE: the IRI of the value's
+    /// datatype, which for the datatypes of [`value_may_change_datatype`] is not always the
+    /// stored one), without building a string per term. `None`, the default, makes the
+    /// evaluator compute the function (an error unless the term is a literal) and
+    /// internalize it. Asked for [`TermFunction::Lang`] and [`TermFunction::Datatype`] only.
+    fn internal_function_term(
         &self,
+        function: TermFunction,
         term: &Self::InternalTerm,
     ) -> Result<Option<Self::InternalTerm>, Self::Error> {
-        let _ = term;
+        let _ = (function, term);
         Ok(None)
     }
 
@@ -243,7 +246,7 @@ pub type StringTest<'t> = dyn Fn(StringLiteralRef<'_>) -> Option<bool> + 't;
 
 /// rete: whether the value of a literal of this datatype may have another datatype
 /// (`parse_typed_literal` gives the integer types' values as `xsd:integer`).
-pub(crate) fn value_may_change_datatype(datatype: &str) -> bool {
+pub fn value_may_change_datatype(datatype: &str) -> bool {
     matches!(
         datatype,
         "http://www.w3.org/2001/XMLSchema#byte"

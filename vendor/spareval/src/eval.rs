@@ -319,13 +319,14 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 
-    /// rete: see `QueryableDataset::internal_lang`.
-    fn internal_lang(
+    /// rete: see `QueryableDataset::internal_function_term`.
+    fn internal_function_term(
         &self,
+        function: TermFunction,
         term: &D::InternalTerm,
     ) -> Result<Option<D::InternalTerm>, QueryEvaluationError> {
         self.dataset
-            .internal_lang(term)
+            .internal_function_term(function, term)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 
@@ -2485,9 +2486,12 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
         }
     }
 
-    fn build_internal_lang(&mut self) -> impl Fn(&D::InternalTerm) -> Option<D::InternalTerm> + 'a {
+    fn build_internal_function_term(
+        &mut self,
+        function: TermFunction,
+    ) -> impl Fn(&D::InternalTerm) -> Option<D::InternalTerm> + 'a {
         let dataset = self.evaluator.dataset.clone();
-        move |t| dataset.internal_lang(t).ok().flatten()
+        move |t| dataset.internal_function_term(function, t).ok().flatten()
     }
 
     fn build_solution_key(

@@ -79,9 +79,12 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn build_string_test(
         &mut self,
     ) -> impl Fn(&Self::Term, &StringTest<'_>) -> TermFunctionAnswer + 'a;
-    /// rete: LANG of one of the dataset's terms as one of its terms
-    /// (`QueryableDataset::internal_lang`); `None` when it does not answer.
-    fn build_internal_lang(&mut self) -> impl Fn(&Self::Term) -> Option<Self::Term> + 'a;
+    /// rete: LANG or DATATYPE of one of the dataset's terms as one of its terms
+    /// (`QueryableDataset::internal_function_term`); `None` when it does not answer.
+    fn build_internal_function_term(
+        &mut self,
+        function: TermFunction,
+    ) -> impl Fn(&Self::Term) -> Option<Self::Term> + 'a;
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -204,45 +207,18 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 }
             }
         }
+        // rete: a constant side is built once and compared in place (change 23).
         Expression::Greater(a, b) => {
-            let a = build_expression_evaluator(a, context)?;
-            let b = build_expression_evaluator(b, context)?;
-            Rc::new(move |tuple| {
-                Some((partial_cmp(&a(tuple)?, &b(tuple)?)? == Ordering::Greater).into())
-            })
+            build_order_comparison(a, b, context, |order| order == Ordering::Greater)?
         }
         Expression::GreaterOrEqual(a, b) => {
-            let a = build_expression_evaluator(a, context)?;
-            let b = build_expression_evaluator(b, context)?;
-            Rc::new(move |tuple| {
-                Some(
-                    match partial_cmp(&a(tuple)?, &b(tuple)?)? {
-                        Ordering::Greater | Ordering::Equal => true,
-                        Ordering::Less => false,
-                    }
-                    .into(),
-                )
-            })
+            build_order_comparison(a, b, context, |order| order != Ordering::Less)?
         }
         Expression::Less(a, b) => {
-            let a = build_expression_evaluator(a, context)?;
-            let b = build_expression_evaluator(b, context)?;
-            Rc::new(move |tuple| {
-                Some((partial_cmp(&a(tuple)?, &b(tuple)?)? == Ordering::Less).into())
-            })
+            build_order_comparison(a, b, context, |order| order == Ordering::Less)?
         }
         Expression::LessOrEqual(a, b) => {
-            let a = build_expression_evaluator(a, context)?;
-            let b = build_expression_evaluator(b, context)?;
-            Rc::new(move |tuple| {
-                Some(
-                    match partial_cmp(&a(tuple)?, &b(tuple)?)? {
-                        Ordering::Less | Ordering::Equal => true,
-                        Ordering::Greater => false,
-                    }
-                    .into(),
-                )
-            })
+            build_order_comparison(a, b, context, |order| order != Ordering::Greater)?
         }
         Expression::Add(a, b) => {
             let a = build_expression_evaluator(a, context)?;
@@ -1648,19 +1624,23 @@ pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext
             Rc::new(move |_| Some(t.clone()))
         }
         Expression::Variable(v) => Rc::new(context.build_variable_lookup(v)),
-        // rete: LANG of a term as stored is asked of the dataset as a term: a GROUP BY or BIND
-        // of it then neither builds the tag's string nor looks it up per row. When the dataset
-        // does not answer, the value is computed and internalized.
-        Expression::FunctionCall(Function::Lang, parameters) => {
+        // rete: LANG and DATATYPE of a term as stored are asked of the dataset as a term: a
+        // GROUP BY or BIND of them then neither builds the tag's or the IRI's string nor looks
+        // it up per row. When the dataset does not answer, the value is computed and
+        // internalized.
+        Expression::FunctionCall(function @ (Function::Lang | Function::Datatype), parameters) => {
             let Some(term) = try_build_internal_expression_evaluator(&parameters[0], context)?
             else {
                 return Ok(None);
             };
-            let lang = context.build_internal_lang();
+            let function_term = context.build_internal_function_term(match function {
+                Function::Lang => TermFunction::Lang,
+                _ => TermFunction::Datatype,
+            });
             let by_value = build_expression_evaluator(expression, context)?;
             let internalize = context.build_internalize_expression_term();
-            Rc::new(move |tuple| match lang(&term(tuple)?) {
-                Some(language) => Some(language),
+            Rc::new(move |tuple| match function_term(&term(tuple)?) {
+                Some(answer) => Some(answer),
                 None => internalize(by_value(tuple)?),
             })
         }
@@ -2076,6 +2056,30 @@ fn constant_term(expression: &Expression) -> Option<ExpressionTerm> {
         Expression::Literal(t) => Some(ExpressionTerm::from(Term::from(t.clone()))),
         _ => None,
     }
+}
+
+/// rete (change 23): `<`, `<=`, `>` and `>=`, true when `accept` takes the order of the two
+/// sides' values (`partial_cmp`). As change 14 does for `=`, a constant side is built once and
+/// compared in place: upstream's evaluator of a constant gave a clone of its value on every
+/// row (`FILTER(STRLEN(?k) > 40)` cloned and dropped the 40 per row).
+fn build_order_comparison<'a, C: ExpressionEvaluatorContext<'a>>(
+    a: &Expression,
+    b: &Expression,
+    context: &mut C,
+    accept: impl Fn(Ordering) -> bool + Copy + 'a,
+) -> Result<ExpressionEvaluator<'a, C::Tuple, ExpressionTerm>, ExpressionEvaluationError<C::Error>>
+{
+    if let Some(b) = constant_term(b) {
+        let a = build_expression_evaluator(a, context)?;
+        return Ok(Rc::new(move |tuple| Some(accept(partial_cmp(&a(tuple)?, &b)?).into())));
+    }
+    if let Some(a) = constant_term(a) {
+        let b = build_expression_evaluator(b, context)?;
+        return Ok(Rc::new(move |tuple| Some(accept(partial_cmp(&a, &b(tuple)?)?).into())));
+    }
+    let a = build_expression_evaluator(a, context)?;
+    let b = build_expression_evaluator(b, context)?;
+    Ok(Rc::new(move |tuple| Some(accept(partial_cmp(&a(tuple)?, &b(tuple)?)?).into())))
 }
 
 fn equals(a: &ExpressionTerm, b: &ExpressionTerm) -> Option<bool> {

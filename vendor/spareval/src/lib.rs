@@ -16,7 +16,7 @@ mod update;
 pub use crate::dataset::ExpressionTriple;
 pub use crate::dataset::{
     ExpressionTerm, InternalQuad, QueryableDataset, StringLiteralRef, StringTest, TermFunction,
-    TermFunctionAnswer,
+    TermFunctionAnswer, value_may_change_datatype,
 };
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
@@ -480,7 +480,10 @@ impl QueryEvaluator {
                 |_, _| TermFunctionAnswer::Unanswered
             }
 
-            fn build_internal_lang(&mut self) -> impl Fn(&Term) -> Option<Term> + 'a {
+            fn build_internal_function_term(
+                &mut self,
+                _: TermFunction,
+            ) -> impl Fn(&Term) -> Option<Term> + 'a {
                 |_| None
             }
 

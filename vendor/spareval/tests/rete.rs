@@ -309,7 +309,7 @@ fn triple_terms_with_free_parts_are_narrowed_by_the_dataset() {
 mod term_functions {
     use oxrdf::vocab::xsd;
     use oxrdf::{Quad, Term};
-    use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer};
+    use spareval::{ExpressionTerm, InternalQuad, QueryableDataset, StringLiteralRef, StringTest, TermFunction, TermFunctionAnswer, value_may_change_datatype};
     use std::cell::Cell;
     use std::convert::Infallible;
 
@@ -320,7 +320,7 @@ mod term_functions {
         pub terms_built: Cell<usize>,
         pub answered: Cell<usize>,
         pub tested: Cell<usize>,
-        pub langs: Cell<usize>,
+        pub function_terms: Cell<usize>,
     }
 
     impl<'a> QueryableDataset<'a> for &'a Answering {
@@ -389,10 +389,14 @@ mod term_functions {
             })
         }
 
-        fn internal_lang(&self, term: &Term) -> Result<Option<Term>, Infallible> {
-            self.langs.set(self.langs.get() + 1);
+        fn internal_function_term(&self, function: TermFunction, term: &Term) -> Result<Option<Term>, Infallible> {
+            self.function_terms.set(self.function_terms.get() + 1);
             let Term::Literal(literal) = term else { return Ok(None) };
-            Ok(Some(oxrdf::Literal::new_simple_literal(literal.language().unwrap_or("")).into()))
+            Ok(match function {
+                TermFunction::Lang => Some(oxrdf::Literal::new_simple_literal(literal.language().unwrap_or("")).into()),
+                TermFunction::Datatype if !value_may_change_datatype(literal.datatype().as_str()) => Some(literal.datatype().into_owned().into()),
+                _ => None,
+            })
         }
 
         fn internal_string_test(&self, term: &Term, test: &StringTest<'_>) -> Result<TermFunctionAnswer, Infallible> {
@@ -448,11 +452,12 @@ fn term_functions_answered_by_the_dataset() {
     assert!(expected.iter().any(|row| row.contains("?o=_:") && !row.contains("?str=")), "STR of a blank node is an error");
     assert_eq!(run(&answering, query), expected, "the same answers, from the dataset's own answers");
     // 8 functions (LANGMATCHES reads LANG's answer) on 10 terms, all asked of the dataset:
-    // `LANG(?o) AS ?lang` as a term (change 21) of the 8 literals, the other answers by
-    // value; values are built only for DATATYPE of the three literals of a datatype whose
-    // values may have another (xsd:int, xsd:dateTimeStamp), where the value decides.
-    assert_eq!(answering.langs.get(), objects.len());
-    assert_eq!(answering.answered.get(), 8 * objects.len() - 8);
+    // `LANG(?o) AS ?lang` and `DATATYPE(?o) AS ?datatype` as terms (changes 21 and 23) of the
+    // 8 literals, but DATATYPE of the three literals of a datatype whose values may have
+    // another (xsd:int, xsd:dateTimeStamp), the other answers by value; values are built
+    // only for DATATYPE of those three, where the value decides.
+    assert_eq!(answering.function_terms.get(), 2 * objects.len());
+    assert_eq!(answering.answered.get(), 8 * objects.len() - 8 - 5);
     assert_eq!(answering.values_built.get(), 3);
     // STR built no term of its own: the same query without it builds as many but the 9 ?str
     // written out (answered through the value, STR would build 10 more).
@@ -460,23 +465,27 @@ fn term_functions_answered_by_the_dataset() {
     run(&answering, &query.replace("(STR(?o) AS ?str)", ""));
     assert_eq!(with_str, answering.terms_built.get() + objects.len() - 1);
 
-    // LANG as a term (change 21): a GROUP BY or BIND of it asks the dataset for the term,
-    // without a value; a term it does not answer for (an IRI, a blank node: LANG is an
-    // error) goes through LANG of the value.
-    for query in [
-        "SELECT ?lang (COUNT(*) AS ?n) { <s> <p> ?o } GROUP BY (LANG(?o) AS ?lang)",
-        "SELECT ?o ?lang { <s> <p> ?o BIND(LANG(?o) AS ?lang) }",
-        "SELECT ?o { <s> <p> ?o FILTER(sameTerm(LANG(?o), \"de\")) }",
+    // LANG and DATATYPE as terms (changes 21 and 23): a GROUP BY or BIND of them asks the
+    // dataset for the term, without a value; a term it does not answer for (an IRI, a blank
+    // node: the function is an error; DATATYPE of the xsd:int and xsd:dateTimeStamp
+    // literals) goes through the function of the value.
+    for (query, by_value, values) in [
+        ("SELECT ?lang (COUNT(*) AS ?n) { <s> <p> ?o } GROUP BY (LANG(?o) AS ?lang)", 2, 0),
+        ("SELECT ?o ?lang { <s> <p> ?o BIND(LANG(?o) AS ?lang) }", 2, 0),
+        ("SELECT ?o { <s> <p> ?o FILTER(sameTerm(LANG(?o), \"de\")) }", 2, 0),
+        ("SELECT ?datatype (COUNT(*) AS ?n) { <s> <p> ?o } GROUP BY (DATATYPE(?o) AS ?datatype)", 5, 3),
+        ("SELECT ?o ?datatype { <s> <p> ?o BIND(DATATYPE(?o) AS ?datatype) }", 5, 3),
+        ("SELECT ?o { <s> <p> ?o FILTER(sameTerm(DATATYPE(?o), <http://www.w3.org/2001/XMLSchema#integer>)) }", 5, 3),
     ] {
         let expected = run(&plain, query);
         assert!(!expected.is_empty(), "{query}");
-        answering.langs.set(0);
+        answering.function_terms.set(0);
         answering.answered.set(0);
         answering.values_built.set(0);
         assert_eq!(run(&answering, query), expected, "{query}");
-        assert_eq!(answering.langs.get(), objects.len(), "{query}");
-        assert_eq!(answering.answered.get(), 2, "{query}: the IRI and the blank node");
-        assert_eq!(answering.values_built.get(), 0, "{query}");
+        assert_eq!(answering.function_terms.get(), objects.len(), "{query}");
+        assert_eq!(answering.answered.get(), by_value, "{query}: the IRI, the blank node (and DATATYPE's three literals)");
+        assert_eq!(answering.values_built.get(), values, "{query}");
     }
 
     // A computed argument is not a stored term: the functions go through its value.
@@ -633,6 +642,42 @@ fn equality_with_a_constant_on_either_side_answers_as_computed_values_do() {
     // STR(?o) = "km/h" holds for the three literals of that lexical form.
     assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(STR(?o) = \"km/h\") }").len(), 3);
     assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(?o = 1) }").len(), 2, "01 and 1.0 equal 1 as values");
+}
+
+#[test]
+fn order_comparisons_with_a_constant_on_either_side_answer_as_computed_values_do() {
+    // Change 23: `<`, `<=`, `>`, `>=` with a constant side compare in place, as `=` does
+    // (change 14); the answers are those of the same comparison with the constant bound by
+    // VALUES (no constant expression), which builds both values per row.
+    use oxrdf::{Literal, Term};
+    let objects: Vec<Term> = vec![
+        Literal::new_simple_literal("km/h").into(),
+        Literal::new_simple_literal("a").into(),
+        Literal::new_language_tagged_literal_unchecked("km/h", "en").into(),
+        Literal::new_typed_literal("01", xsd::INTEGER).into(),
+        Literal::new_typed_literal("40", xsd::INTEGER).into(),
+        Literal::new_typed_literal("1.5", xsd::DECIMAL).into(),
+        Literal::new_typed_literal("2020-01-01T00:00:00", xsd::DATE_TIME).into(),
+        Literal::new_typed_literal("x", iri("unit")).into(),
+        iri("km").into(),
+    ];
+    let data: Dataset = objects.iter().map(|o| Quad::new(iri("s"), iri("p"), o.clone(), GraphName::DefaultGraph)).collect();
+    let constants = ["\"km/h\"", "\"b\"", "40", "1.5", "\"2020-01-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>", "<km>", "\"km/h\"@en"];
+    let mut matched = 0;
+    for operator in ["<", "<=", ">", ">="] {
+        for constant in constants {
+            let right = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER(STRLEN(STR(?o)) {operator} 3 || ?o {operator} {constant}) }}"));
+            let left = select(&data, &format!("SELECT ?o {{ <s> <p> ?o FILTER({constant} {operator} ?o) }}"));
+            let computed_right = select(&data, &format!("SELECT ?o {{ VALUES ?c {{ {constant} }} VALUES ?three {{ 3 }} <s> <p> ?o FILTER(STRLEN(STR(?o)) {operator} ?three || ?o {operator} ?c) }}"));
+            let computed_left = select(&data, &format!("SELECT ?o {{ VALUES ?c {{ {constant} }} <s> <p> ?o FILTER(?c {operator} ?o) }}"));
+            assert_eq!(right, computed_right, "?o {operator} {constant}");
+            assert_eq!(left, computed_left, "{constant} {operator} ?o");
+            matched += left.len();
+        }
+    }
+    assert!(matched > 10, "the comparisons hold for some terms: {matched}");
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(?o > 1) }").len(), 2, "40 and 1.5");
+    assert_eq!(select(&data, "SELECT ?o { <s> <p> ?o FILTER(1 >= ?o) }").len(), 1, "01");
 }
 
 #[test]

@@ -11,7 +11,7 @@ PREFIX : <http://example.org/>
 PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 :s :p :o , _:b , "chat" , "Katze"@de , "Köter"@de-at , "عربي"@ar--rtl , "01"^^xsd:integer , "7"^^xsd:int ,
    "seven"^^xsd:int , "2020-01-01T00:00:00Z"^^xsd:dateTimeStamp , "x"^^:custom , "typed"^^xsd:string ,
-   "true"^^xsd:boolean , "maybe"^^xsd:boolean , "" , ""@en , "de" , <<( :a :b "c"@fr )>> .
+   "true"^^xsd:boolean , "maybe"^^xsd:boolean , "" , ""@en , "de" , xsd:integer , <<( :a :b "c"@fr )>> .
 "#;
 
 const QUERIES: &[&str] = &[
@@ -25,8 +25,13 @@ const QUERIES: &[&str] = &[
     "SELECT ?o { :s :p ?o FILTER(STR(?o) = \"01\" || STR(?o) = \"http://example.org/o\" || STR(?o) = \"Köter\") }",
     "SELECT ?o { :s :p ?o FILTER(!isIRI(?o) && !isBlank(?o) && !isLiteral(?o)) }",
     "SELECT (LANG(COALESCE(?missing, ?o)) AS ?lang) { :s :p ?o FILTER(isLiteral(?o)) }",
-    // LANG as a term (`internal_lang`): "de" and "" are stored, "de-at" is not.
+    // LANG and DATATYPE as terms (`internal_function_term`): "de", "" and
+    // xsd:integer are stored terms, "de-at" and xsd:boolean are not; xsd:int
+    // literals' DATATYPE is decided by their values.
     "SELECT ?o ?same { :s :p ?o , ?same FILTER(sameTerm(LANG(?o), ?same)) }",
+    "SELECT ?o ?same { :s :p ?o , ?same FILTER(sameTerm(DATATYPE(?o), ?same)) }",
+    "SELECT ?datatype (COUNT(*) AS ?n) { :s :p ?o FILTER(isLiteral(?o)) BIND(DATATYPE(?o) AS ?datatype) } GROUP BY ?datatype",
+    "SELECT ?o ?datatype { :s :p ?o BIND(DATATYPE(?o) AS ?datatype) FILTER(!BOUND(?datatype) || ?datatype != xsd:boolean) }",
     "SELECT ?lang (COUNT(*) AS ?n) { :s :p ?o BIND(LANG(?o) AS ?lang) FILTER(BOUND(?lang) && STRLEN(?lang) < 5) } GROUP BY ?lang",
     "SELECT (DATATYPE(\"1\"^^<http://www.w3.org/2001/XMLSchema#short>) AS ?d) (LANG(\"absent\"@nl) AS ?l) (isIRI(:nowhere) AS ?i) {}",
     "SELECT ?o { :s :p ?o FILTER(CONTAINS(?o, \"t\")) }",
