@@ -48,10 +48,46 @@ use std::{fmt, io};
 type InternalTupleEvaluator<'a, T> =
     Rc<dyn Fn(InternalTuple<T>) -> InternalTuplesIterator<'a, T> + 'a>;
 
+/// rete: what [`EvalDataset::internal_quads_for_pattern`] returns, the dataset's
+/// iterator held inline for the common cases (change 22).
+enum PatternQuads<'a, I, T> {
+    /// One graph's quads, as the dataset gives them.
+    Graph(I),
+    /// Quads read for the default graph: they are put in it.
+    InDefaultGraph(I),
+    /// Quads of every graph, read for the named graphs: those of the default graph are left out.
+    NamedGraphs(I),
+    /// Several graphs' quads (upstream's boxed iterators).
+    Boxed(Box<dyn Iterator<Item = Result<InternalQuad<T>, QueryEvaluationError>> + 'a>),
+    Empty,
+}
+
+impl<I: Iterator<Item = Result<InternalQuad<T>, QueryEvaluationError>>, T> Iterator
+    for PatternQuads<'_, I, T>
+{
+    type Item = Result<InternalQuad<T>, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Self::Graph(quads) => quads.next(),
+            Self::InDefaultGraph(quads) => Some(quads.next()?.map(|mut quad| {
+                quad.graph_name = None;
+                quad
+            })),
+            Self::NamedGraphs(quads) => {
+                quads.find(|quad| !quad.as_ref().is_ok_and(|quad| quad.graph_name.is_none()))
+            }
+            Self::Boxed(quads) => quads.next(),
+            Self::Empty => None,
+        }
+    }
+}
+
 /// Wrapper on top of [`QueryableDataset`]
 struct EvalDataset<'a, D: QueryableDataset<'a>> {
     dataset: Rc<D>,
-    specification: EncodedDatasetSpec<D::InternalTerm>,
+    /// rete: shared (change 22): the evaluator clones this per pattern lookup.
+    specification: Rc<EncodedDatasetSpec<D::InternalTerm>>,
     cancellation_token: CancellationToken,
     _lifetime: PhantomData<&'a ()>,
 }
@@ -96,7 +132,7 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
         };
         Ok(Self {
             dataset: Rc::new(dataset),
-            specification,
+            specification: Rc::new(specification),
             cancellation_token,
             _lifetime: PhantomData,
         })
@@ -119,14 +155,20 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             })
     }
 
+    /// rete: the quads of one pattern lookup, unboxed (change 22): a join
+    /// looks a pattern up once per row, and each lookup allocated this box and
+    /// the box around it.
     fn internal_quads_for_pattern(
         &self,
         subject: Option<&D::InternalTerm>,
         predicate: Option<&D::InternalTerm>,
         object: Option<&D::InternalTerm>,
         graph_name: Option<Option<&D::InternalTerm>>,
-    ) -> Box<dyn Iterator<Item = Result<InternalQuad<D::InternalTerm>, QueryEvaluationError>> + 'a>
-    {
+    ) -> PatternQuads<
+        'a,
+        impl Iterator<Item = Result<InternalQuad<D::InternalTerm>, QueryEvaluationError>> + use<'a, D>,
+        D::InternalTerm,
+    > {
         if let Some(graph_name) = graph_name {
             // A graph (named or default), has been specified, we only query it
             if let Some(graph_name) = graph_name {
@@ -138,32 +180,25 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
                     .is_none_or(|d| d.contains(graph_name))
                 {
                     // It is in the set of allowed named graphs (if this set exists), we query it
-                    Box::new(self.underlying_internal_quads_for_pattern(
+                    PatternQuads::Graph(self.underlying_internal_quads_for_pattern(
                         subject,
                         predicate,
                         object,
                         Some(Some(graph_name)),
                     ))
                 } else {
-                    Box::new(empty())
+                    PatternQuads::Empty
                 }
             } else if let Some(default_graph_graphs) = &self.specification.default {
                 // The default graph is queried, and it is set to something and not the union of all graphs
                 if default_graph_graphs.len() == 1 {
                     // There is a single graph in the default graph, we return it directly
-                    Box::new(
-                        self.underlying_internal_quads_for_pattern(
-                            subject,
-                            predicate,
-                            object,
-                            Some(default_graph_graphs[0].as_ref()),
-                        )
-                        .map(|quad| {
-                            let mut quad = quad?;
-                            quad.graph_name = None;
-                            Ok(quad)
-                        }),
-                    )
+                    PatternQuads::InDefaultGraph(self.underlying_internal_quads_for_pattern(
+                        subject,
+                        predicate,
+                        object,
+                        Some(default_graph_graphs[0].as_ref()),
+                    ))
                 } else {
                     let iters = default_graph_graphs
                         .iter()
@@ -176,22 +211,17 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
                             )
                         })
                         .collect::<Vec<_>>();
-                    Box::new(iters.into_iter().flatten().map(|quad| {
+                    PatternQuads::Boxed(Box::new(iters.into_iter().flatten().map(|quad| {
                         let mut quad = quad?;
                         quad.graph_name = None;
                         Ok(quad)
-                    }))
+                    })))
                 }
             } else {
                 // The default graph has not been set, it is the union of all graphs, we query all graphs
-                Box::new(
-                    self.underlying_internal_quads_for_pattern(subject, predicate, object, None)
-                        .map(|quad| {
-                            let mut quad = quad?;
-                            quad.graph_name = None;
-                            Ok(quad)
-                        }),
-                )
+                PatternQuads::InDefaultGraph(self.underlying_internal_quads_for_pattern(
+                    subject, predicate, object, None,
+                ))
             }
         } else if let Some(named_graphs) = &self.specification.named {
             // The list of possible named graphs has been set, we only query these named graphs
@@ -206,13 +236,12 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
                     )
                 })
                 .collect::<Vec<_>>();
-            Box::new(iters.into_iter().flatten())
+            PatternQuads::Boxed(Box::new(iters.into_iter().flatten()))
         } else {
             // We query all named graphs because the list of named graphs has not been set
-            Box::new(
-                self.underlying_internal_quads_for_pattern(subject, predicate, object, None)
-                    .filter(|q| !q.as_ref().is_ok_and(|q| q.graph_name.is_none())),
-            )
+            PatternQuads::NamedGraphs(self.underlying_internal_quads_for_pattern(
+                subject, predicate, object, None,
+            ))
         }
     }
 
@@ -347,7 +376,7 @@ impl<'a, D: QueryableDataset<'a>> Clone for EvalDataset<'a, D> {
     fn clone(&self) -> Self {
         Self {
             dataset: Rc::clone(&self.dataset),
-            specification: self.specification.clone(),
+            specification: Rc::clone(&self.specification),
             cancellation_token: self.cancellation_token.clone(),
             _lifetime: self._lifetime,
         }
@@ -647,6 +676,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             Ok(QueryTripleIter::new(ConstructIterator {
                 eval: self.clone(),
                 iter: eval(from),
+                last_uses: last_uses(&template),
                 template,
                 keys,
                 buffered_results: Vec::default(),
@@ -4530,6 +4560,37 @@ struct ConstructIterator<'a, D: QueryableDataset<'a>> {
     /// rete: the current solution's terms by variable, each built once for all the
     /// templates that use it (change 18).
     solution_terms: Vec<Option<Term>>,
+    /// rete: per template, whether its subject, predicate and object is the last
+    /// use of its variable: the term is moved there, not cloned (change 22).
+    last_uses: Vec<[bool; 3]>,
+}
+
+/// rete: which positions of the templates (in the order they are built) are the
+/// last use of their variable (change 22). A variable in a triple term is never
+/// moved (a use there counts, so a plain use before it is not the last one). A
+/// term moved too early would only be built again.
+fn last_uses(template: &[TripleTemplate]) -> Vec<[bool; 3]> {
+    fn used(value: &TripleTemplateValue, seen: &mut FxHashSet<usize>) -> bool {
+        match value {
+            TripleTemplateValue::Variable(v) => seen.insert(*v),
+            TripleTemplateValue::Constant(_) | TripleTemplateValue::BlankNode(_) => false,
+            #[cfg(feature = "sparql-12")]
+            TripleTemplateValue::Triple(triple) => {
+                for value in [&triple.subject, &triple.predicate, &triple.object] {
+                    used(value, seen);
+                }
+                false
+            }
+        }
+    }
+    let mut seen = FxHashSet::default();
+    let mut last_uses = vec![[false; 3]; template.len()];
+    for (triple, last) in template.iter().zip(&mut last_uses).rev() {
+        last[2] = used(&triple.object, &mut seen);
+        last[1] = used(&triple.predicate, &mut seen);
+        last[0] = used(&triple.subject, &mut seen);
+    }
+    last_uses
 }
 
 impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
@@ -4545,7 +4606,9 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                     Ok(tuple) => tuple,
                     Err(error) => return Some(Err(error)),
                 };
-                for (template, key) in self.template.iter().zip(&self.keys) {
+                for ((template, key), last) in
+                    self.template.iter().zip(&self.keys).zip(&self.last_uses)
+                {
                     // rete: a triple already emitted is known by the dataset's
                     // terms, before its terms are built (change 13).
                     let entry = construct_key(template, key, &tuple)
@@ -4556,6 +4619,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                     if let (Some(subject), Some(predicate), Some(object)) = (
                         get_triple_template_value(
                             &template.subject,
+                            last[0],
                             &tuple,
                             &mut self.bnodes,
                             &mut self.solution_terms,
@@ -4564,6 +4628,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                         .and_then(|t| t.try_into().ok()),
                         get_triple_template_value(
                             &template.predicate,
+                            last[1],
                             &tuple,
                             &mut self.bnodes,
                             &mut self.solution_terms,
@@ -4572,6 +4637,7 @@ impl<'a, D: QueryableDataset<'a>> Iterator for ConstructIterator<'a, D> {
                         .and_then(|t| t.try_into().ok()),
                         get_triple_template_value(
                             &template.object,
+                            last[2],
                             &tuple,
                             &mut self.bnodes,
                             &mut self.solution_terms,
@@ -4740,8 +4806,11 @@ fn emitted_first<K>(entry: Option<Entry<'_, K, ()>>) -> bool {
     true
 }
 
+/// rete: `last`: the last use of a variable's term in this solution, moved out of
+/// `terms` (change 22).
 fn get_triple_template_value<'a, D: QueryableDataset<'a>>(
     selector: &TripleTemplateValue,
+    last: bool,
     tuple: &InternalTuple<D::InternalTerm>,
     bnodes: &mut Vec<BlankNode>,
     terms: &mut Vec<Option<Term>>,
@@ -4750,16 +4819,18 @@ fn get_triple_template_value<'a, D: QueryableDataset<'a>>(
     match selector {
         TripleTemplateValue::Constant(term) => Some(term.clone()),
         TripleTemplateValue::Variable(v) => {
-            // rete: built once per solution (change 18).
-            if let Some(Some(term)) = terms.get(*v) {
-                return Some(term.clone());
+            // rete: built once per solution (change 18), moved at its last use (change 22).
+            if let Some(slot @ Some(_)) = terms.get_mut(*v) {
+                return if last { slot.take() } else { slot.clone() };
             }
             let t = tuple.get(*v)?;
             let term = dataset.externalize_term(t.clone()).ok()?; // TODO: raise error
-            if *v >= terms.len() {
-                terms.resize(*v + 1, None);
+            if !last {
+                if *v >= terms.len() {
+                    terms.resize(*v + 1, None);
+                }
+                terms[*v] = Some(term.clone());
             }
-            terms[*v] = Some(term.clone());
             Some(term)
         }
         TripleTemplateValue::BlankNode(bnode) => {
@@ -4771,13 +4842,13 @@ fn get_triple_template_value<'a, D: QueryableDataset<'a>>(
         #[cfg(feature = "sparql-12")]
         TripleTemplateValue::Triple(triple) => Some(
             Triple {
-                subject: get_triple_template_value(&triple.subject, tuple, bnodes, terms, dataset)?
+                subject: get_triple_template_value(&triple.subject, false, tuple, bnodes, terms, dataset)?
                     .try_into()
                     .ok()?,
-                predicate: get_triple_template_value(&triple.predicate, tuple, bnodes, terms, dataset)?
+                predicate: get_triple_template_value(&triple.predicate, false, tuple, bnodes, terms, dataset)?
                     .try_into()
                     .ok()?,
-                object: get_triple_template_value(&triple.object, tuple, bnodes, terms, dataset)?,
+                object: get_triple_template_value(&triple.object, false, tuple, bnodes, terms, dataset)?,
             }
             .into(),
         ),
@@ -4828,12 +4899,12 @@ impl<'a, D: QueryableDataset<'a>> Iterator for DescribeIterator<'a, D> {
             }
             if let Some(node_to_describe) = self.nodes_to_describe.pop() {
                 // We have a new node to describe
-                self.quads = self.eval.dataset.internal_quads_for_pattern(
+                self.quads = Box::new(self.eval.dataset.internal_quads_for_pattern(
                     Some(&node_to_describe),
                     None,
                     None,
                     Some(None),
-                );
+                ));
             } else {
                 let tuple = match self.tuples_to_describe.next()? {
                     Ok(tuple) => tuple,
