@@ -28,7 +28,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, loadAverage, median, OTHER, readyFirstRequest, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
+import { ACCEPT, type BenchRequest, DATASETS, loadAverage, median, NOTHING, OTHER, readyFirstRequest, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
@@ -194,8 +194,6 @@ test("what Miniflare's local R2 and Cache API cost per call", async () => {
   }
 });
 
-/** A JavaScript Worker that answers at once: what the harness costs a request by itself. */
-const NOTHING = `export default { fetch() { return new Response(null, { status: 204 }); } };`;
 
 // What workerd's main thread spends on a request that reaches a Worker doing nothing, through the
 // same path as the measured requests (Miniflare's entry worker forwarding it, a twin isolate

@@ -12,16 +12,26 @@
 // RETE_FACTOR_QUERIES=q06,q14 some queries of those.
 // RETE_BENCH_BUILDS="s=DIR,o3=worker/build" measures several Worker builds side by side (a row
 // each). RETE_CPU_PROFILE=1 adds V8's sampling profile of the Worker's isolate over the warm runs:
-// the functions with most self time, by wasm name (build/worker-bench/factor-profile.md; the
-// profiler slows what it watches, so take times from a run without it). RETE_FACTOR_BUDGET=1 runs
-// native under the Worker's default limits (`bench_queries --budget`: the step hooks and meters
-// the Worker pays), to tell the meter's share of a factor from wasm's. RETE_FACTOR_COLD=1 starts a
-// new workerd per query, so that each query's first request is its isolate's first (cold: the
-// pointer, the open and every block read from Miniflare's R2; its status, rounds, subrequests and
-// main-thread CPU in a column of their own; Miniflare's own R2 and Cache API workers run in that
-// thread too), and its warm runs find only its own blocks kept. "wasm MiB": the isolate's wasm
-// linear memory after the query's last run (`x-rete-memory`; it only grows, so after a dataset's
-// last query it is the isolate's peak).
+// its busy samples per request, the functions with most self time (build/worker-bench/
+// factor-profile.md; by wasm name once the build's index_bg.names.wasm is appended to its wasm),
+// and the same count for Miniflare's entry worker (it proxies each request in the same workerd
+// thread; Cloudflare's front line does that outside the isolate); each profile is written for
+// DevTools or a script (build/worker-bench/factor-DATASET_BUILD_QUERY.cpuprofile, .entry.cpuprofile
+// the entry worker's). V8 samples an isolate only while it runs and the sampler thread keeps its
+// interval only on an idle machine: take shares from a profile, times from a run without it.
+// RETE_FACTOR_FLOORS=1 runs a JavaScript Worker answering 204 at once beside the Worker (a second
+// worker in the same workerd, to which Miniflare routes http://twin.test/) and measures it first,
+// as "(harness)": what Miniflare's entry worker and workerd cost a request that reaches a Worker
+// doing nothing, the part of every row that is not the Worker's ("(floor) ASK {}" less it is the
+// Worker's own floor); and, for an example dataset, two small requests of one resource (README
+// "Worker"): its resource view (a point lookup route) and a SPARQL DESCRIBE of it. RETE_FACTOR_BUDGET=1 runs native under the Worker's default limits
+// (`bench_queries --budget`: the step hooks and meters the Worker pays), to tell the meter's share
+// of a factor from wasm's. RETE_FACTOR_COLD=1 starts a new workerd per query, so that each query's
+// first request is its isolate's first (cold: the pointer, the open and every block read from
+// Miniflare's R2; its status, rounds, subrequests and main-thread CPU in a column of their own;
+// Miniflare's own R2 and Cache API workers run in that thread too), and its warm runs find only its
+// own blocks kept. "wasm MiB": the isolate's wasm linear memory after the query's last run
+// (`x-rete-memory`; it only grows, so after a dataset's last query it is the isolate's peak).
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts factor
 // Writes build/worker-bench/factor.md.
 import { execFileSync } from "node:child_process";
@@ -29,7 +39,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { loadAverage, median, sparqlPath } from "./requests.ts";
+import { loadAverage, median, NOTHING, RESOURCES, sparqlPath } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
@@ -40,6 +50,7 @@ const QUERIES = (process.env.RETE_FACTOR_QUERIES ?? "").split(",").filter(Boolea
 const PROFILE = process.env.RETE_CPU_PROFILE === "1";
 const NATIVE_BUDGET = process.env.RETE_FACTOR_BUDGET === "1";
 const COLD = process.env.RETE_FACTOR_COLD === "1";
+const FLOORS = process.env.RETE_FACTOR_FLOORS === "1";
 const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
   const [label, dir] = b.split("=");
   return [label, resolve(ROOT, dir)];
@@ -88,20 +99,8 @@ function native(file: string, qs: string[]): Map<string, { rows: number; median_
   return byQuery;
 }
 
-/** Self time per function over a V8 profile, largest first, as "share% name" lines. */
-function topSelf(profile: { nodes: { callFrame: { functionName: string; url: string }; hitCount: number }[] }, top: number): string[] {
-  const self = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const name = node.callFrame.functionName || `(${node.callFrame.url || "anonymous"})`;
-    if (name === "(idle)") continue;
-    self.set(name, (self.get(name) ?? 0) + node.hitCount);
-    total += node.hitCount;
-  }
-  return [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, hits]) => `${((100 * hits) / total).toFixed(1)}% ${name}`);
-}
-
 test("the Worker against the native engine, warm", async () => {
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
   if (process.env.RETE_SKIP_BUILD !== "1") {
     execFileSync("cargo", ["build", "--release", "--quiet", "-p", "rete-publisher", "--example", "bench_queries"], { cwd: ROOT, stdio: "inherit" });
   }
@@ -115,14 +114,16 @@ test("the Worker against the native engine, warm", async () => {
   /** A new workerd over the build with the dataset published. */
   const open = async (build: string, name: string, file: string) => {
     const before = workerdChildren();
-    const w = await startWorker({ POINTER_TTL_S: "3600", ...VARS }, { build, inspector: PROFILE });
+    const w = await startWorker({ POINTER_TTL_S: "3600", ...VARS }, { build, inspector: PROFILE, ...(FLOORS ? { warmer: NOTHING } : {}) });
     const pid = newWorkerd(before);
-    const inspector = PROFILE ? await Inspector.connect(w.mf) : undefined;
+    const inspector = PROFILE ? await Inspector.connect(w.mf, FLOORS ? "rete" : "") : undefined;
+    const entry = PROFILE ? await Inspector.connect(w.mf, "core:entry") : undefined;
     await w.publish(name, file);
-    return { w, pid, inspector };
+    return { w, pid, inspector, entry };
   };
   const close = async (opened?: Awaited<ReturnType<typeof open>>) => {
     opened?.inspector?.close();
+    opened?.entry?.close();
     await opened?.w.dispose();
   };
   for (const [name, file, qs] of DATASETS) {
@@ -132,16 +133,25 @@ test("the Worker against the native engine, warm", async () => {
       const tag = buildLabel ? `${name}, ${buildLabel}` : name;
       let opened: Awaited<ReturnType<typeof open>> | undefined;
       try {
-        // label, text, the query file native measured (none for the floor)
-        const requests: [string, string, string | undefined][] = [["(floor) ASK {}", "ASK {}", undefined], ...qs.map((q): [string, string, string] => [basename(q), readFileSync(q, "utf8"), q])];
-        for (const [label, text, q] of requests) {
+        // label, path, the query file native measured (none for the floors)
+        const requests: [string, string, string | undefined][] = [
+          ...(FLOORS ? [["(harness) a JavaScript Worker answering 204", "http://twin.test/?harness", undefined] as [string, string, undefined]] : []),
+          ["(floor) ASK {}", sparqlPath(name, "ASK {}"), undefined],
+          ...(FLOORS && RESOURCES[name]
+            ? [
+                ["(route) resource view", `/${name}/resource?iri=${encodeURIComponent(RESOURCES[name][0])}`, undefined] as [string, string, undefined],
+                ["(route) DESCRIBE", sparqlPath(name, `DESCRIBE <${RESOURCES[name][0]}>`), undefined] as [string, string, undefined],
+              ]
+            : []),
+          ...qs.map((q): [string, string, string] => [basename(q), sparqlPath(name, readFileSync(q, "utf8")), q]),
+        ];
+        for (const [label, path, q] of requests) {
           if (!opened || COLD) {
             await close(opened);
             opened = undefined;
             opened = await open(build, name, file);
           }
-          const { w, pid, inspector } = opened;
-          const path = sparqlPath(name, text);
+          const { w, pid, inspector, entry } = opened;
           const headers: Record<string, string> = { accept: ACCEPT, ...(ENCODING ? { "accept-encoding": ENCODING } : {}) };
           const firstCpu = threadCpu(pid);
           const first = await w.fetch(`${path}&run=warmup`, { headers });
@@ -150,11 +160,8 @@ test("the Worker against the native engine, warm", async () => {
           const coldCell = COLD ? ` ${firstLimit ? `${first.status} ${firstLimit}` : first.status}, ${counters(first).rounds}, ${counters(first).subrequests}, ${cpuSplitMs(pid, firstCpu).main.toFixed(1)} |` : "";
           const [times, cpus] = [[] as number[], [] as number[]];
           let last = { status: "", rows: 0, rounds: 0, memory: 0 };
-          if (inspector) {
-            await inspector.send("Profiler.enable");
-            await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
-            await inspector.send("Profiler.start");
-          }
+          await inspector?.startProfile();
+          await entry?.startProfile();
           for (let i = 0; i < RUNS; i++) {
             const [start, cpu] = [performance.now(), threadCpu(pid)];
             const r = await w.fetch(`${path}&run=${i}`, { headers });
@@ -164,9 +171,20 @@ test("the Worker against the native engine, warm", async () => {
             const [limit, encoding] = [r.headers.get("x-rete-limit"), r.headers.get("content-encoding")];
             last = { status: `${limit ? `${r.status} ${limit}` : r.status}${encoding ? ` ${encoding}` : ""}`, rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds, memory: counters(r).memory };
           }
-          if (inspector) {
-            const { profile } = await inspector.send<{ profile: never }>("Profiler.stop");
-            profiles.push(`### ${tag} ${label}`, "", ...topSelf(profile, 25).map((l) => `    ${l}`), "");
+          if (inspector && entry) {
+            const [own, proxy] = [await inspector.stopProfile(), await entry.stopProfile()];
+            const stem = `${tag} ${label}`.replace(/[^A-Za-z0-9.-]+/g, "_");
+            writeFileSync(resolve(ROOT, `build/worker-bench/factor-${stem}.cpuprofile`), JSON.stringify(own.profile));
+            writeFileSync(resolve(ROOT, `build/worker-bench/factor-${stem}.entry.cpuprofile`), JSON.stringify(proxy.profile));
+            const share = (samples: number) => `${((100 * samples) / Math.max(own.busySamples, 1)).toFixed(1)}%`;
+            profiles.push(
+              `### ${tag} ${label}`,
+              "",
+              `Busy samples per request (every 100 µs nominal): the Worker's isolate ${(own.busySamples / RUNS).toFixed(1)}, Miniflare's entry worker ${(proxy.busySamples / RUNS).toFixed(1)}.`,
+              "",
+              ...own.topSamples.slice(0, 25).map(([fn, samples]) => `    ${share(samples)} ${fn}`),
+              "",
+            );
           }
           const n = q ? measured.get(q) : undefined;
           const [ms, cpu] = [median(times), median(cpus)];

@@ -18,7 +18,7 @@ export interface BenchRequest {
 }
 
 /** A resource each dataset describes, and its local dereference path (wrangler.toml BASE_IRIS). */
-const RESOURCES: Record<string, [string, string]> = {
+export const RESOURCES: Record<string, [string, string]> = {
   qudt: ["http://qudt.org/vocab/unit/KiloM-PER-HR", "/qudt/id/vocab/unit/KiloM-PER-HR"],
   "schema-org": ["http://schema.org/Person", "/schema-org/id/Person"],
   "dbpedia-ontology": ["http://dbpedia.org/ontology/Person", "/dbpedia-ontology/id/Person"],
@@ -66,6 +66,9 @@ export function loadAverage(): string {
 }
 
 /** Cache writes run after the answer (waitUntil): let them land before an isolate goes away. */
+/** A JavaScript Worker that answers at once: what the harness costs a request by itself. */
+export const NOTHING = `export default { fetch() { return new Response(null, { status: 204 }); } };`;
+
 export const settle = (ms = 300) => new Promise((done) => setTimeout(done, ms));
 
 /** A twin that warms Miniflare's R2 and Cache API from JavaScript, so that the measured isolate

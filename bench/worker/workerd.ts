@@ -142,29 +142,46 @@ export class Inspector {
     return { usedBytes: usedSize, totalBytes: totalSize };
   }
 
-  /** Runs `work` under V8's sampling profiler; returns its result and the ms the isolate was
-   * busy meanwhile (samples other than "(idle)", each counted for the time to the next one). */
-  async busyMs<T>(work: () => Promise<T>, intervalUs = 100): Promise<{ result: T; busyMs: number; top: [string, number][] }> {
+  /** Starts V8's sampling profiler (every `intervalUs`). */
+  async startProfile(intervalUs = 100) {
     await this.send("Profiler.enable");
     await this.send("Profiler.setSamplingInterval", { interval: intervalUs });
     await this.send("Profiler.start");
-    const result = await work();
+  }
+
+  /** Stops the profiler: the ms the isolate was busy since it started (samples other than
+   * "(idle)", each counted for the time to the next one) and the self ms per function, most
+   * first; the busy samples and the self samples per function (V8 samples an isolate only while
+   * it runs, so the time to the next sample may hold time the isolate waited); the profile. */
+  async stopProfile(): Promise<{ busyMs: number; busySamples: number; top: [string, number][]; topSamples: [string, number][]; profile: Profile }> {
     const { profile } = await this.send<{ profile: Profile }>("Profiler.stop");
     const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
     const names = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName || "(anonymous)"]));
     const self = new Map<string, number>();
+    const selfSamples = new Map<string, number>();
     let us = 0;
+    let busySamples = 0;
     // timeDeltas[i] is the time from sample i-1 to sample i: the time sample i-1 stands for.
     for (let i = 1; i < profile.samples.length; i++) {
       const node = profile.samples[i - 1];
       if (idle.has(node)) continue;
+      busySamples++;
       us += profile.timeDeltas[i];
       const name = names.get(node) ?? "?";
+      selfSamples.set(name, (selfSamples.get(name) ?? 0) + 1);
       self.set(name, (self.get(name) ?? 0) + profile.timeDeltas[i] / 1000);
     }
-    // The functions the busy time was spent in (self time, ms), most first.
-    const top = [...self.entries()].sort((a, b) => b[1] - a[1]);
-    return { result, busyMs: us / 1000, top };
+    const mostFirst = (counts: Map<string, number>) => [...counts.entries()].sort((a, b) => b[1] - a[1]);
+    return { busyMs: us / 1000, busySamples, top: mostFirst(self), topSamples: mostFirst(selfSamples), profile };
+  }
+
+  /** Runs `work` under V8's sampling profiler; returns its result, the ms the isolate was busy
+   * meanwhile and the functions it was busy in (self ms, most first). */
+  async busyMs<T>(work: () => Promise<T>, intervalUs = 100): Promise<{ result: T; busyMs: number; top: [string, number][] }> {
+    await this.startProfile(intervalUs);
+    const result = await work();
+    const { busyMs, top } = await this.stopProfile();
+    return { result, busyMs, top };
   }
 
   close() {

@@ -1,4 +1,4 @@
-//! The Worker's side of the seam on Cloudflare (`host.rs`): a workers-rs
+//! The Worker's side of the seam on Cloudflare (`host.rs`): the runtime's
 //! request as a [`Request`], a [`Response`] as a workers-rs one, and the
 //! runtime the handling asks for — the R2 binding, the Cache API, timers,
 //! `waitUntil`, `spawn_local`, `console.error`, `Date.now()` and the
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::worker_sys::ext::CacheStorageExt;
-use worker::{Bucket, Cache, Conditional, Delay, Env, Headers, Method, Range, ResponseBuilder, web_sys};
+use worker::{Bucket, Cache, Conditional, Delay, Env, Headers, Method, Range, ResponseBuilder, Url, web_sys};
 
 /// Entries are immutable: a year, the longest the Cache API is told.
 const MAX_AGE_S: u64 = 365 * 24 * 3600;
@@ -59,16 +59,22 @@ impl Cloudflare {
     }
 }
 
-/// A workers-rs request as the handling's; the body is taken only for a
-/// POST, the one request whose body is read.
-pub fn request(mut req: worker::Request) -> Result<Request, HttpError> {
-    let url = req.url().map_err(|e| HttpError::BadRequest(format!("unreadable request URL: {e}")))?;
-    let headers = req.headers().entries().collect();
-    let body = match req.method() {
-        Method::Post => req.stream().map(|stream| stream.map_err(|e| e.to_string()).boxed_local()).map_err(|e| e.to_string()),
+/// The runtime's request as the handling's; the body is taken only for a
+/// POST, the one request whose body is read. Read from the `web_sys`
+/// request itself: workers-rs' `Request` reads `request.cf` on every
+/// request (an object workerd builds from JSON, which nothing here reads)
+/// and the URL twice (docs/BENCHMARK.md "Session 21: the per-request
+/// floor"); a POST's body is read through it.
+pub fn request(req: web_sys::Request) -> Result<Request, HttpError> {
+    let url = req.url();
+    let url = Url::parse(&url).map_err(|e| HttpError::BadRequest(format!("unreadable request URL: failed to parse Url from {e}: {url}")))?;
+    let method = Method::from(req.method());
+    let headers = Headers(req.headers()).entries().collect();
+    let body = match method {
+        Method::Post => worker::Request::from(req).stream().map(|stream| stream.map_err(|e| e.to_string()).boxed_local()).map_err(|e| e.to_string()),
         _ => Err("no body for request".into()),
     };
-    Ok(Request { method: req.method(), url, headers, body })
+    Ok(Request { method, url, headers, body })
 }
 
 /// The handling's response as a workers-rs one.

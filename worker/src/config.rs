@@ -1,6 +1,7 @@
-//! The Worker's settings, read from `wrangler.toml` `[vars]` on every request
-//! (vars are strings; a missing one takes its default, a malformed one is a
-//! configuration error answered with 500 rather than silently ignored).
+//! The Worker's settings, parsed from `wrangler.toml` `[vars]` on every
+//! request (their text read once per isolate, `lib.rs`; vars are strings; a
+//! missing one takes its default, a malformed one is a configuration error
+//! answered with 500 rather than silently ignored).
 
 use std::collections::BTreeMap;
 

@@ -16,7 +16,7 @@ use crate::usage::Usage;
 use futures_util::future::join_all;
 use rete_core::format::FIRST_READ_BYTES;
 use rete_core::format::index::Index;
-use rete_core::read::{Opening, checked_prefix_length, decode_index, open_prefix};
+use rete_core::read::{LiteralKinds, Opening, checked_prefix_length, decode_index, open_prefix};
 use rete_core::{ByteRange, Header};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -58,6 +58,10 @@ pub struct OpenFile {
     /// head), then `Yes` (the first read and the blocks this isolate read are
     /// being shared).
     seen_here: std::cell::Cell<SeenHere>,
+    /// What a request's store learnt of the file's literal kinds (from the
+    /// card), given to the next requests' stores so that each does not parse
+    /// the card again (`Store::known_literal_kinds`).
+    literal_kinds: RefCell<Option<Option<Arc<LiteralKinds>>>>,
 }
 
 impl OpenFile {
@@ -75,6 +79,18 @@ impl OpenFile {
             if used + range.length <= MAX_KEPT_BYTES && !kept.iter().any(|(r, _)| *r == range) {
                 kept.push((range, bytes));
             }
+        }
+    }
+
+    /// The file's literal kinds, when a request learnt them.
+    pub fn literal_kinds(&self) -> Option<Option<Arc<LiteralKinds>>> {
+        self.literal_kinds.borrow().clone()
+    }
+
+    /// Keeps what a request's store learnt of the file's literal kinds.
+    pub fn keep_literal_kinds(&self, kinds: Option<Option<Arc<LiteralKinds>>>) {
+        if kinds.is_some() {
+            *self.literal_kinds.borrow_mut() = kinds;
         }
     }
 }
@@ -319,5 +335,5 @@ async fn open_first_read(ctx: &Ctx, entry: &VersionEntry, prefix: Arc<[u8]>, eta
         return Err(HttpError::Corrupt(format!("{key}: header content hash {} differs from the pointer's version {}", header.content_hash_hex(), entry.version)));
     }
     let held = ByteRange { offset: 0, length: prefix.len() as u64 };
-    Ok(OpenFile { key: key.clone(), etag, header, index, kept: RefCell::new(vec![(held, prefix)]), seen_here: std::cell::Cell::new(SeenHere::Yes) })
+    Ok(OpenFile { key: key.clone(), etag, header, index, kept: RefCell::new(vec![(held, prefix)]), seen_here: std::cell::Cell::new(SeenHere::Yes), literal_kinds: RefCell::default() })
 }

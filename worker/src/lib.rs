@@ -10,9 +10,10 @@
 //! `http_error.rs`. README "Worker" lists the routes with curl examples.
 //!
 //! [`serve`] is the whole request handling over plain values and a
-//! [`Host`] (`host.rs`); the `fetch` event hands it workers-rs' request and
-//! runtime (`cloudflare.rs`), and the fuzzer an in-memory bucket
-//! (`fuzz/src/request.rs`), so both run the same code.
+//! [`Host`] (`host.rs`); the `fetch` event hands it the runtime's request,
+//! the runtime (`cloudflare.rs`) and the vars (read once per isolate), and
+//! the fuzzer an in-memory bucket (`fuzz/src/request.rs`), so both run the
+//! same code.
 
 mod answer;
 mod cloudflare;
@@ -68,16 +69,32 @@ const VARS: [&str; 17] = [
 ];
 
 #[event(fetch)]
-async fn fetch(req: worker::Request, env: Env, context: worker::Context) -> worker::Result<worker::Response> {
-    let head = req.method() == Method::Head;
+async fn fetch(req: worker::web_sys::Request, env: Env, context: worker::Context) -> worker::Result<worker::Response> {
+    let head = req.method() == "HEAD";
     let response = match cloudflare::request(req) {
         Ok(request) => {
             let host = cloudflare::Cloudflare::new(&env, context).map(|host| Rc::new(host) as Rc<dyn Host>);
-            serve(request, host, |name| env.var(name).ok().map(|v| v.to_string())).await
+            let vars = isolate_vars(&env);
+            serve(request, host, |name| VARS.iter().position(|known| *known == name).and_then(|i| vars[i].clone())).await
         }
         Err(error) => Reply::error(&error).finish(&no_usage(), head),
     };
     cloudflare::response(response)
+}
+
+thread_local! {
+    /// The vars' values, read from the `env` of the isolate's first request.
+    static VAR_VALUES: std::cell::OnceCell<Rc<[Option<String>; VARS.len()]>> = const { std::cell::OnceCell::new() };
+}
+
+/// Every var's value (by its place in [`VARS`]), read once per isolate: an
+/// isolate runs one deployment, whose vars do not change while it lives.
+/// Read per request they were ~20% of the Worker's own CPU on an `ASK {}`
+/// (17 calls into JavaScript and their strings; docs/BENCHMARK.md "Session
+/// 21: the per-request floor"). Their parsing stays per request, so a
+/// malformed var is still a 500 on every request.
+fn isolate_vars(env: &Env) -> Rc<[Option<String>; VARS.len()]> {
+    VAR_VALUES.with(|values| Rc::clone(values.get_or_init(|| Rc::new(VARS.map(|name| env.var(name).ok().map(|v| v.to_string()))))))
 }
 
 /// Answers one request: `var` reads the settings (`wrangler.toml` `[vars]`),

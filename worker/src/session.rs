@@ -63,6 +63,9 @@ impl Session {
         for (range, bytes) in file.kept() {
             store.hold(range, bytes);
         }
+        if let Some(kinds) = file.literal_kinds() {
+            store.know_literal_kinds(kinds);
+        }
         Ok(Self {
             store: Some(store),
             lease: Some(lease),
@@ -308,6 +311,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         if let (Some(store), Some(lease)) = (self.store.take(), self.lease.take()) {
             self.dataset.file.keep(store.held());
+            self.dataset.file.keep_literal_kinds(store.known_literal_kinds());
             lease.give_back(store.into_cache());
         }
     }

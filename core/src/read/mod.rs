@@ -387,6 +387,22 @@ impl<S: RangeSource> Store<S> {
         Ok(kinds)
     }
 
+    /// What this store knows of [`Store::literal_kinds`] without reading:
+    /// `None` until they were read (or given with [`Store::know_literal_kinds`]).
+    /// A host that keeps a file open across requests passes it to the next
+    /// request's store: each new store would otherwise parse the card again
+    /// (the Worker's, every query with a typed literal: 11% of a warm qudt
+    /// 03; docs/BENCHMARK.md "Session 21: the per-request floor").
+    pub fn known_literal_kinds(&self) -> Option<Option<Arc<LiteralKinds>>> {
+        self.literal_kinds.borrow().clone()
+    }
+
+    /// Gives the store what an earlier store of the same file learnt with
+    /// [`Store::literal_kinds`] ([`Store::known_literal_kinds`]).
+    pub fn know_literal_kinds(&self, kinds: Option<Arc<LiteralKinds>>) {
+        *self.literal_kinds.borrow_mut() = Some(kinds);
+    }
+
     /// [`Store::literal_kinds`] when knowing them costs no read: known
     /// already, or the card lies in a piece held in memory (usually the
     /// first read); else `None`. For a shortcut that must not add a round

@@ -63,6 +63,28 @@ fn a_card_in_the_first_read_is_known_without_a_read() {
 }
 
 #[test]
+fn literal_kinds_pass_to_the_next_store_of_the_file() {
+    let source = Counting { file: fixture::from_trig(DATA), reads: Cell::new(0) };
+    let first = Store::open(&source, 1 << 20).unwrap();
+    let fresh = || Store::from_parts(&source, first.header().clone(), first.index().clone(), BlockCache::new(1 << 20));
+    assert_eq!(fresh().known_literal_kinds(), None, "a new store knows nothing until it reads the card");
+    let kinds = first.literal_kinds().unwrap().expect("the card lists them");
+    assert_eq!(first.known_literal_kinds(), Some(Some(kinds.clone())));
+    // A host gives what the first store learnt to the next, which holds no card and reads nothing for it.
+    let next = fresh();
+    next.know_literal_kinds(Some(kinds.clone()));
+    let reads = source.reads.get();
+    assert_eq!(next.literal_kinds_in_memory(), Some(kinds.clone()));
+    assert_eq!(next.literal_kinds().unwrap(), Some(kinds));
+    assert_eq!(source.reads.get(), reads);
+    // "The card does not list them all" passes on too.
+    let unlisted = fresh();
+    unlisted.know_literal_kinds(None);
+    assert_eq!(unlisted.literal_kinds().unwrap(), None);
+    assert_eq!(source.reads.get(), reads);
+}
+
+#[test]
 fn computed_literals_of_absent_datatypes_are_not_looked_up() {
     // A datatype the file has: its dictionary block is read to find the term.
     let reads = |text: &str| {
