@@ -32,6 +32,9 @@
 // Miniflare's own R2 and Cache API workers run in that thread too), and its warm runs find only its
 // own blocks kept. "wasm MiB": the isolate's wasm linear memory after the query's last run
 // (`x-rete-memory`; it only grows, so after a dataset's last query it is the isolate's peak).
+// RETE_FACTOR_RUNS_LOG=1 prints each warm run's CPU, workerd's main thread and its other threads
+// (V8's background TurboFan compiles), to stderr: a median can hide runs made before a hot function's
+// optimized code arrived (docs/BENCHMARK.md "Session 21: the wasm's inlining").
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts factor
 // Writes build/worker-bench/factor.md.
 import { execFileSync } from "node:child_process";
@@ -51,6 +54,7 @@ const PROFILE = process.env.RETE_CPU_PROFILE === "1";
 const NATIVE_BUDGET = process.env.RETE_FACTOR_BUDGET === "1";
 const COLD = process.env.RETE_FACTOR_COLD === "1";
 const FLOORS = process.env.RETE_FACTOR_FLOORS === "1";
+const RUNS_LOG = process.env.RETE_FACTOR_RUNS_LOG === "1";
 const BUILDS: [string, string][] = (process.env.RETE_BENCH_BUILDS ?? "=worker/build").split(",").map((b) => {
   const [label, dir] = b.split("=");
   return [label, resolve(ROOT, dir)];
@@ -159,6 +163,7 @@ test("the Worker against the native engine, warm", async () => {
           const firstLimit = first.headers.get("x-rete-limit");
           const coldCell = COLD ? ` ${firstLimit ? `${first.status} ${firstLimit}` : first.status}, ${counters(first).rounds}, ${counters(first).subrequests}, ${cpuSplitMs(pid, firstCpu).main.toFixed(1)} |` : "";
           const [times, cpus] = [[] as number[], [] as number[]];
+          const others: number[] = [];
           let last = { status: "", rows: 0, rounds: 0, memory: 0 };
           await inspector?.startProfile();
           await entry?.startProfile();
@@ -167,7 +172,9 @@ test("the Worker against the native engine, warm", async () => {
             const r = await w.fetch(`${path}&run=${i}`, { headers });
             const body = await r.text();
             times.push(performance.now() - start);
-            cpus.push(cpuSplitMs(pid, cpu).main);
+            const split = cpuSplitMs(pid, cpu);
+            cpus.push(split.main);
+            others.push(split.others);
             const [limit, encoding] = [r.headers.get("x-rete-limit"), r.headers.get("content-encoding")];
             last = { status: `${limit ? `${r.status} ${limit}` : r.status}${encoding ? ` ${encoding}` : ""}`, rows: r.status === 200 ? rows(body, r.headers.get("content-type") ?? "") : 0, rounds: counters(r).rounds, memory: counters(r).memory };
           }
@@ -186,6 +193,7 @@ test("the Worker against the native engine, warm", async () => {
               "",
             );
           }
+          if (RUNS_LOG) console.error(`RUNS ${tag} ${label} ${cpus.map((c) => c.toFixed(1)).join(" ")} others ${others.map((c) => c.toFixed(1)).join(" ")}`);
           const n = q ? measured.get(q) : undefined;
           const [ms, cpu] = [median(times), median(cpus)];
           const factor = n ? `${(ms / Math.max(n.median_ms, 1e-3)).toFixed(1)}×` : "—";
