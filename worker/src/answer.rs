@@ -69,6 +69,18 @@ impl From<QueryError> for WriteFailure {
     }
 }
 
+/// A row written from ids fails by evaluation or by its writer; the other
+/// kinds are found before the first row (`SolutionsWriter::start`).
+impl From<WriteError> for WriteFailure {
+    fn from(error: WriteError) -> Self {
+        match error {
+            WriteError::Query(error) => Self::Query(error),
+            WriteError::Io(error) => Self::Io(error),
+            other => Self::Io(io::Error::other(other.to_string())),
+        }
+    }
+}
+
 /// The writer serializers write into; [`Out`] drains it between items.
 #[derive(Clone)]
 struct SharedBuf(Rc<RefCell<Vec<u8>>>);
@@ -316,7 +328,7 @@ fn mismatch(format: Format) -> WriteFailure {
 /// Writes an answer, pulling one solution or triple at a time.
 pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_>, out: &mut Out) -> Result<(), WriteFailure> {
     match answer {
-        Answer::Solutions(solutions) => {
+        Answer::Solutions(mut solutions) => {
             let variables = solutions.variables().to_vec();
             match format {
                 Format::Rdf(rf) => {
@@ -325,8 +337,8 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                         Err(WriteError::Io(error)) => return Err(error.into()),
                         Err(_) => return Err(mismatch(format)),
                     };
-                    for solution in solutions {
-                        writer.serialize(&solution?)?;
+                    while let Some(written) = writer.serialize_next(&mut solutions) {
+                        written?;
                         out.item_done().await?;
                     }
                     writer.finish()?;

@@ -351,7 +351,7 @@ pub fn literal_parts(bytes: &[u8]) -> Result<Option<LiteralParts<'_>>, FormatErr
     }))
 }
 
-fn corrupt_term(bytes: &[u8], reason: &str) -> FormatError {
+pub(crate) fn corrupt_term(bytes: &[u8], reason: &str) -> FormatError {
     FormatError::corrupt("term", 0, format!("{reason} in {:?}", preview(bytes)))
 }
 

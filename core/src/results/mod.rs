@@ -9,9 +9,9 @@ mod capped;
 mod json;
 
 pub use capped::Capped;
-pub use json::JsonSolutionsWriter;
+pub use json::{JsonRow, JsonSolutionsWriter};
 
-use crate::sparql::{Answer, QueryError, QuerySolution, Triple, Variable};
+use crate::sparql::{Answer, QueryError, QuerySolution, Solutions, Triple, Variable};
 use oxrdfio::{JsonLdProfileSet, RdfFormat, RdfSerializer};
 use sparesults::{QueryResultsFormat, QueryResultsSerializer, WriterSolutionsSerializer};
 use std::io::Write;
@@ -190,27 +190,21 @@ const GRAPH_FORMATS: &str = "nt, ttl, nq, trig, jsonld or rdf";
 /// Writes an answer in `format`, pulling solutions or triples one at a time.
 pub fn write_answer<W: Write>(answer: Answer<'_>, format: ResultFormat, out: W) -> Result<W, WriteError> {
     match answer {
-        Answer::Solutions(solutions) => {
-            let variables = solutions.variables().to_vec();
-            write_solutions(out, format, variables, solutions)
+        Answer::Solutions(mut solutions) => {
+            let mut writer = SolutionsWriter::start(out, format, solutions.variables().to_vec())?;
+            while let Some(written) = writer.serialize_next(&mut solutions) {
+                written?;
+            }
+            Ok(writer.finish()?)
         }
         Answer::Boolean(value) => write_boolean(out, format, value),
         Answer::Graph(triples) => write_triples(out, format, triples),
     }
 }
 
-/// Writes a solution sequence (SPARQL JSON, XML, CSV or TSV).
-pub fn write_solutions<W: Write>(out: W, format: ResultFormat, variables: Vec<Variable>, solutions: impl IntoIterator<Item = Result<QuerySolution, QueryError>>) -> Result<W, WriteError> {
-    let mut writer = SolutionsWriter::start(out, format, variables)?;
-    for solution in solutions {
-        writer.serialize(&solution?)?;
-    }
-    Ok(writer.finish()?)
-}
-
 /// Writes solutions one at a time in a solutions format: SPARQL JSON by
 /// [`JsonSolutionsWriter`], XML, CSV and TSV by sparesults. Hosts that write
-/// row by row (the Worker, between rows) use it as [`write_solutions`] does.
+/// row by row (the Worker, between rows) use it as [`write_answer`] does.
 pub enum SolutionsWriter<W: Write> {
     /// SPARQL JSON.
     Json(JsonSolutionsWriter<W>),
@@ -232,6 +226,20 @@ impl<W: Write> SolutionsWriter<W> {
         match self {
             Self::Json(writer) => writer.serialize(solution),
             Self::Sparesults(writer) => writer.serialize(solution),
+        }
+    }
+
+    /// Writes the next solution of `solutions`; `None` at the end. SPARQL
+    /// JSON is written from the dictionary's bytes
+    /// ([`JsonSolutionsWriter::serialize_next`]), the other formats from
+    /// the solution's terms.
+    pub fn serialize_next(&mut self, solutions: &mut Solutions<'_>) -> Option<Result<(), WriteError>> {
+        match self {
+            Self::Json(writer) => writer.serialize_next(solutions),
+            Self::Sparesults(writer) => Some(match solutions.next()? {
+                Ok(solution) => writer.serialize(&solution).map_err(Into::into),
+                Err(error) => Err(error.into()),
+            }),
         }
     }
 

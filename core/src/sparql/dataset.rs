@@ -21,6 +21,7 @@ use super::budget::Meter;
 use super::error::QueryError;
 use super::memo::TermMemos;
 use super::term_functions;
+use crate::results::JsonRow;
 use super::top_k::Restriction;
 use super::value_ranges::{ObjectRange, Objects};
 use crate::format::term::TRIPLE_TERM;
@@ -378,6 +379,38 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         let left = SPECULATE_MAX_RUN_BYTES.saturating_sub(self.speculated_bytes.get());
         let bytes = self.store.speculate(permutation, &ranges, SPECULATE_MAX_BLOCKS, SPECULATE_MAX_BYTES.min(left));
         self.speculated_bytes.set(self.speculated_bytes.get() + bytes);
+    }
+}
+
+impl<S: RangeSource> StoreDataset<'_, S> {
+    /// Binds `column` of a SPARQL JSON row to a term of a solution: a stored
+    /// one from its dictionary bytes, without building the `Term`
+    /// (`externalize_term` built a `String` per IRI that the writer then
+    /// copied; issue 14, LUBM q14), one step of the meter as its decode is.
+    /// A term whose dictionary block is missing writes nothing: the run's
+    /// answer is thrown away (`pull` in `mod.rs`).
+    pub(super) fn write_json(&self, term: &InternalTerm, column: usize, row: &mut JsonRow) -> Result<(), Stopped> {
+        match term {
+            InternalTerm::Stored(id) => {
+                if !self.meter.step() {
+                    return Err(Stopped);
+                }
+                match self.store.with_encoded_term_in(*id, &mut self.reader.borrow_mut(), |encoded| row.encoded_term(column, encoded)) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(error)) => Err(self.fail(error.into())),
+                    Err(ReadError::Missing(ranges)) => {
+                        self.meter.note_missing(&ranges);
+                        Ok(())
+                    }
+                    Err(error) => Err(self.fail(error)),
+                }
+            }
+            InternalTerm::Computed(term) | InternalTerm::Pending(term, _) => {
+                row.term(column, term.as_ref().as_ref());
+                Ok(())
+            }
+            InternalTerm::TripleTerms(_) => self.externalize_term(term.clone()).map(|_| ()),
+        }
     }
 }
 

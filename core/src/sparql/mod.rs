@@ -43,7 +43,8 @@ use budget::{Meter, STEP_FUNCTION, with_step_hooks};
 use dataset::StoreDataset;
 use oxrdf::{GraphName, NamedNode, NamedOrBlankNode};
 use spargebra::algebra::GraphPattern;
-use spareval::{QueryEvaluationError, QueryEvaluator, QueryResults, QuerySolutionIter, QueryTripleIter};
+use crate::results::JsonRow;
+use spareval::{InternalQueryResults, InternalSolutionIter, QueryEvaluationError, QueryEvaluator, QueryResults, QueryTripleIter};
 use spargebra::SparqlParser;
 use std::sync::Arc;
 
@@ -106,13 +107,14 @@ pub fn evaluate<'a, S: RangeSource + 'a>(store: &'a Store<S>, query: &Query, opt
     let top = if value_order { top_k::top_k(&query).filter(|top| !object_ranges.iter().any(|range| range.predicate == top.predicate)) } else { None };
     let restriction = top.and_then(|top| top_k::restriction(store, &meter, &top, &mut |restriction, limit| run.count(&query, &top.pattern, restriction, limit)));
     match run.execute(&mut query, restriction) {
-        Ok(QueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: inner.variables().into(), inner, meter, done: false })),
-        Ok(QueryResults::Boolean(_)) if meter.has_missed() => Err(meter.missing_error()),
-        Ok(QueryResults::Boolean(value)) => match meter.take_cause() {
+        Ok(InternalQueryResults::Solutions(inner)) => Ok(Answer::Solutions(Solutions { variables: Arc::clone(inner.variables()), inner: Box::new(inner), meter, done: false })),
+        Ok(InternalQueryResults::Other(QueryResults::Solutions(_))) => Err(QueryError::Evaluation("a SELECT answered as another query".into())),
+        Ok(InternalQueryResults::Other(QueryResults::Boolean(_))) if meter.has_missed() => Err(meter.missing_error()),
+        Ok(InternalQueryResults::Other(QueryResults::Boolean(value))) => match meter.take_cause() {
             Some(cause) => Err(cause),
             None => Ok(Answer::Boolean(value)),
         },
-        Ok(QueryResults::Graph(inner)) => Ok(Answer::Graph(Triples { inner, meter, done: false })),
+        Ok(InternalQueryResults::Other(QueryResults::Graph(inner))) => Ok(Answer::Graph(Triples { inner, meter, done: false })),
         Err(error) => Err(query_error(&meter, error)),
     }
 }
@@ -134,7 +136,7 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
     /// Evaluates a query (adapted, without step hooks) over the store. The
     /// query is borrowed mutably only for the walks that read it
     /// (`algebra::VisitMut`): it is left as it was, and not copied.
-    fn execute(&self, query: &mut Query, restriction: Option<top_k::Restriction>) -> Result<QueryResults<'a>, QueryEvaluationError> {
+    fn execute(&self, query: &mut Query, restriction: Option<top_k::Restriction>) -> Result<InternalQueryResults<'a, StoreDataset<'a, S>>, QueryEvaluationError> {
         // spareval's optimizer (join order, type inference) grows with the cube of a
         // pattern's size and runs before any budget can stop it: a 170-byte query of
         // 121 reifier patterns (`?s ?p ?o ~ ~ ~ …`) planned for 1.3 s (issue 18's
@@ -164,7 +166,7 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
         // sees every graph as its default graph.
         let union = self.store.header().union_default_graph() && prepared.dataset().is_default_dataset();
         let dataset = StoreDataset::new(self.store, Arc::clone(self.meter)).with_union_default_graph(union).with_object_ranges(self.object_ranges.to_vec()).with_restriction(restriction);
-        prepared.execute(dataset)
+        prepared.execute_internal(dataset)
     }
 
     /// How many solutions `pattern` has (up to `limit`) in `query`'s
@@ -173,7 +175,7 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
         let Query::Select { dataset, base_iri, .. } = query else { return None };
         let limited = GraphPattern::Slice { inner: Box::new(GraphPattern::Project { inner: Box::new(pattern.clone()), variables: Vec::new() }), start: 0, length: usize::try_from(limit).ok() };
         let mut check = Query::Select { dataset: dataset.clone(), pattern: limited, base_iri: base_iri.clone() };
-        let Ok(QueryResults::Solutions(solutions)) = self.execute(&mut check, Some(restriction.clone())) else { return None };
+        let Ok(InternalQueryResults::Solutions(solutions)) = self.execute(&mut check, Some(restriction.clone())) else { return None };
         let mut rows = 0;
         for solution in solutions {
             solution.ok()?;
@@ -267,10 +269,12 @@ fn next_checked<T>(meter: &Meter, done: &mut bool, next: Option<Result<T, QueryE
     Some(item)
 }
 
-/// The solutions of a `SELECT`, produced as they are pulled.
+/// The solutions of a `SELECT`, produced as they are pulled: as
+/// [`QuerySolution`]s, or written as SPARQL JSON rows from the store's ids
+/// ([`Solutions::next_json`]).
 pub struct Solutions<'a> {
     variables: Arc<[Variable]>,
-    inner: QuerySolutionIter<'a>,
+    inner: Box<dyn SolutionRows + 'a>,
     meter: Arc<Meter>,
     done: bool,
 }
@@ -285,6 +289,15 @@ impl Solutions<'_> {
     pub fn usage(&self) -> Usage {
         self.meter.usage()
     }
+
+    /// Writes the next solution's bindings into `row` (its columns are
+    /// [`Self::variables`]), stored terms straight from their dictionary
+    /// bytes: the bytes the solution's terms would be written as, without
+    /// building them. `None` at the end; on an error, `row` holds garbage.
+    pub fn next_json(&mut self, row: &mut JsonRow) -> Option<Result<(), QueryError>> {
+        let inner = &mut self.inner;
+        pull(&self.meter, &mut self.done, || inner.next_json(row))
+    }
 }
 
 impl Iterator for Solutions<'_> {
@@ -292,7 +305,35 @@ impl Iterator for Solutions<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let inner = &mut self.inner;
-        pull(&self.meter, &mut self.done, || inner.next())
+        pull(&self.meter, &mut self.done, || inner.next_solution())
+    }
+}
+
+/// spareval's solutions over a store, their store type hidden.
+trait SolutionRows {
+    fn next_solution(&mut self) -> Option<Result<QuerySolution, QueryEvaluationError>>;
+    fn next_json(&mut self, row: &mut JsonRow) -> Option<Result<(), QueryEvaluationError>>;
+}
+
+impl<'a, S: RangeSource + 'a> SolutionRows for InternalSolutionIter<'a, StoreDataset<'a, S>> {
+    fn next_solution(&mut self) -> Option<Result<QuerySolution, QueryEvaluationError>> {
+        InternalSolutionIter::next_solution(self)
+    }
+
+    fn next_json(&mut self, row: &mut JsonRow) -> Option<Result<(), QueryEvaluationError>> {
+        let tuple = match self.next()? {
+            Ok(tuple) => tuple,
+            Err(error) => return Some(Err(error)),
+        };
+        let dataset = self.dataset();
+        for column in 0..self.variables().len() {
+            if let Some(term) = tuple.get(column)
+                && let Err(stopped) = dataset.write_json(term, column, row)
+            {
+                return Some(Err(QueryEvaluationError::Dataset(Box::new(stopped))));
+            }
+        }
+        Some(Ok(()))
     }
 }
 

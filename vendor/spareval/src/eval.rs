@@ -9,7 +9,7 @@ use crate::expression::{
     CustomFunctionRegistry, ExpressionEvaluator, ExpressionEvaluatorContext, NumericBinaryOperands,
     build_expression_evaluator, partial_cmp_literals, try_build_internal_expression_evaluator,
 };
-use crate::model::{QuerySolutionIter, QueryTripleIter};
+use crate::model::{QuerySolution, QuerySolutionIter, QueryTripleIter};
 use crate::service::ServiceHandlerRegistry;
 use crate::{
     AggregateFunctionAccumulator, CustomAggregateFunctionRegistry, QueryDatasetSpecification,
@@ -389,6 +389,8 @@ struct EncodedDatasetSpec<T> {
     named: Option<Vec<T>>,
 }
 
+/// A solution as the dataset's internal terms, by variable position (rete: public
+/// since change 25, for [`InternalSolutionIter`]).
 pub struct InternalTuple<T> {
     inner: Vec<Option<T>>,
 }
@@ -550,6 +552,19 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         Result<QuerySolutionIter<'a>, QueryEvaluationError>,
         Rc<EvalNodeWithStats>,
     ) {
+        let (solutions, stats) = self.evaluate_select_internal(pattern, substitutions);
+        (solutions.map(InternalSolutionIter::into_solutions), stats)
+    }
+
+    /// rete: a SELECT's solutions as the dataset's internal terms (change 25).
+    pub fn evaluate_select_internal(
+        &self,
+        pattern: &GraphPattern,
+        substitutions: impl IntoIterator<Item = (Variable, Term)>,
+    ) -> (
+        Result<InternalSolutionIter<'a, D>, QueryEvaluationError>,
+        Rc<EvalNodeWithStats>,
+    ) {
         let mut variables = Vec::new();
         let (eval, stats) = self.graph_pattern_evaluator(pattern, &mut variables);
         let eval = match eval {
@@ -561,11 +576,11 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             Err(e) => return (Err(e), stats),
         };
         (
-            Ok(decode_bindings(
-                self.dataset.clone(),
-                eval(from),
-                Arc::from(variables),
-            )),
+            Ok(InternalSolutionIter {
+                dataset: self.dataset.clone(),
+                iter: eval(from),
+                variables: Arc::from(variables),
+            }),
             stats,
         )
     }
@@ -2575,24 +2590,69 @@ fn string_value(term: ExpressionTerm) -> Option<String> {
     }
 }
 
-fn decode_bindings<'a, D: QueryableDataset<'a>>(
+/// rete (vendor/README.md change 25): the solutions of a SELECT as tuples of
+/// the dataset's internal terms, one per projected variable in order, for a
+/// caller that reads the terms from its dataset itself (rete writes SPARQL
+/// JSON rows from its dictionary's bytes without building each `Term`).
+/// [`Self::into_solutions`] and [`Self::next_solution`] give the solutions
+/// as upstream does.
+pub struct InternalSolutionIter<'a, D: QueryableDataset<'a>> {
     dataset: EvalDataset<'a, D>,
     iter: InternalTuplesIterator<'a, D::InternalTerm>,
     variables: Arc<[Variable]>,
-) -> QuerySolutionIter<'a> {
-    let tuple_size = variables.len();
-    QuerySolutionIter::from_tuples(
-        variables,
-        Box::new(iter.map(move |values| {
-            let mut result = vec![None; tuple_size];
-            for (i, value) in values?.iter().enumerate() {
-                if let Some(term) = value {
-                    result[i] = Some(dataset.externalize_term(term)?)
-                }
-            }
-            Ok(result)
-        })),
-    )
+}
+
+impl<'a, D: QueryableDataset<'a>> InternalSolutionIter<'a, D> {
+    /// The projected variables, in the order of the tuples' positions.
+    pub fn variables(&self) -> &Arc<[Variable]> {
+        &self.variables
+    }
+
+    /// The dataset the query is evaluated over.
+    pub fn dataset(&self) -> &D {
+        &self.dataset.dataset
+    }
+
+    /// The next solution with its terms externalized.
+    pub fn next_solution(&mut self) -> Option<Result<QuerySolution, QueryEvaluationError>> {
+        let tuple = self.iter.next()?;
+        Some(tuple.and_then(|tuple| {
+            let values = decode_tuple(&self.dataset, tuple, self.variables.len())?;
+            Ok((Arc::clone(&self.variables), values).into())
+        }))
+    }
+
+    /// The solutions with their terms externalized, as upstream gives them.
+    pub fn into_solutions(self) -> QuerySolutionIter<'a> {
+        let Self { dataset, iter, variables } = self;
+        let tuple_size = variables.len();
+        QuerySolutionIter::from_tuples(
+            variables,
+            Box::new(iter.map(move |values| decode_tuple(&dataset, values?, tuple_size))),
+        )
+    }
+}
+
+impl<'a, D: QueryableDataset<'a>> Iterator for InternalSolutionIter<'a, D> {
+    type Item = Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.iter.next()
+    }
+}
+
+fn decode_tuple<'a, D: QueryableDataset<'a>>(
+    dataset: &EvalDataset<'a, D>,
+    values: InternalTuple<D::InternalTerm>,
+    tuple_size: usize,
+) -> Result<Vec<Option<Term>>, QueryEvaluationError> {
+    let mut result = vec![None; tuple_size];
+    for (i, value) in values.iter().enumerate() {
+        if let Some(term) = value {
+            result[i] = Some(dataset.externalize_term(term)?)
+        }
+    }
+    Ok(result)
 }
 
 // this is used to encode results from a BindingIterator into an InternalTuplesIterator. This happens when SERVICE clauses are evaluated

@@ -20,6 +20,7 @@ pub use crate::dataset::{
 };
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
+pub use crate::eval::{InternalSolutionIter, InternalTuple};
 use crate::eval::{EvalNodeWithStats, SimpleEvaluator, Timer};
 use crate::expression::{
     CustomFunctionRegistry, ExpressionEvaluatorContext, build_expression_evaluator,
@@ -718,6 +719,30 @@ impl PreparedQuery<'_> {
         self.evaluate(dataset, true)
     }
 
+    /// rete (vendor/README.md change 25): executes the query as
+    /// [`Self::execute`] does, but gives a SELECT's solutions as the
+    /// dataset's internal terms ([`InternalSolutionIter`]).
+    pub fn execute_internal<'b, D: QueryableDataset<'b>>(
+        self,
+        dataset: D,
+    ) -> Result<InternalQueryResults<'b, D>, QueryEvaluationError> {
+        let Query::Select {
+            pattern, base_iri, ..
+        } = self.query
+        else {
+            return self.execute(dataset).map(InternalQueryResults::Other);
+        };
+        let mut pattern = GraphPattern::from(pattern);
+        if !self.evaluator.without_optimizations {
+            pattern = Optimizer::optimize_graph_pattern(pattern);
+        }
+        self.evaluator
+            .simple_evaluator(dataset, self.dataset, base_iri, false)?
+            .evaluate_select_internal(&pattern, self.substitutions)
+            .0
+            .map(InternalQueryResults::Solutions)
+    }
+
     fn evaluate<'b>(
         self,
         dataset: impl QueryableDataset<'b>,
@@ -831,6 +856,14 @@ impl PreparedQuery<'_> {
         };
         (results, explanation)
     }
+}
+
+/// rete (vendor/README.md change 25): what [`PreparedQuery::execute_internal`] gives.
+pub enum InternalQueryResults<'a, D: QueryableDataset<'a>> {
+    /// A SELECT's solutions, as the dataset's internal terms.
+    Solutions(InternalSolutionIter<'a, D>),
+    /// The answer of an ASK, CONSTRUCT or DESCRIBE.
+    Other(QueryResults<'a>),
 }
 
 /// A prepared SPARQL query.

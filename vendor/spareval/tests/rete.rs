@@ -1030,3 +1030,35 @@ fn pattern_lookups_of_every_dataset_kind_and_construct_terms_moved_at_their_last
         ["<a> <t> <<( <a> <p> <b> )>>", "<a> <x> <b>"]
     );
 }
+
+#[test]
+fn select_solutions_as_internal_terms() {
+    use spareval::InternalQueryResults;
+    let data = dataset(&[("a", "p", "b", ""), ("b", "p", "c", ""), ("c", "p", "d", ""), ("d", "q", "a", "")]);
+    let query = SparqlParser::new()
+        .with_base_iri("http://example.org/")
+        .unwrap()
+        .parse_query("SELECT ?x ?y ?z WHERE { ?x <p> ?y OPTIONAL { ?y <p> ?z } } ORDER BY ?x")
+        .unwrap();
+    let evaluator = QueryEvaluator::new();
+    let QueryResults::Solutions(solutions) = evaluator.prepare(&query).execute(&data).unwrap() else { panic!("not a SELECT") };
+    let expected: Vec<String> = solutions.map(|s| format!("{:?}", s.unwrap())).collect();
+    assert_eq!(expected.len(), 3);
+
+    // Tuples by variable position, externalized one at a time or all at once as upstream does.
+    let InternalQueryResults::Solutions(mut internal) = evaluator.prepare(&query).execute_internal(&data).unwrap() else { panic!("not internal") };
+    assert_eq!(internal.variables().iter().map(|v| v.as_str()).collect::<Vec<_>>(), ["x", "y", "z"]);
+    let first = internal.next_solution().unwrap().unwrap();
+    assert_eq!(format!("{first:?}"), expected[0]);
+    let tuple = internal.next().unwrap().unwrap();
+    assert!(tuple.get(0).is_some() && tuple.get(1).is_some() && tuple.get(2).is_some(), "b p c, c p d");
+    let tuple = internal.next().unwrap().unwrap();
+    assert!(tuple.get(0).is_some() && tuple.get(1).is_some() && tuple.get(2).is_none(), "c p d, nothing after d");
+    assert!(internal.next().is_none());
+    let InternalQueryResults::Solutions(internal) = evaluator.prepare(&query).execute_internal(&data).unwrap() else { panic!("not internal") };
+    assert_eq!(internal.into_solutions().map(|s| format!("{:?}", s.unwrap())).collect::<Vec<_>>(), expected);
+
+    // Other queries answer as `execute` does.
+    let ask = SparqlParser::new().parse_query("ASK { ?s ?p ?o }").unwrap();
+    assert!(matches!(evaluator.prepare(&ask).execute_internal(&data).unwrap(), InternalQueryResults::Other(QueryResults::Boolean(true))));
+}

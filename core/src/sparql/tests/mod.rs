@@ -6,6 +6,7 @@
 pub(crate) mod fixture;
 mod computed_literals;
 mod graphs;
+mod json_rows;
 mod lexical_filters;
 mod lexical_forms;
 mod order_by_ids;
