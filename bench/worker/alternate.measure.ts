@@ -13,11 +13,11 @@
 // example dataset).
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts alternate
 // Writes build/worker-bench/alternate.md.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { loadAverage, median, NOTHING, RESOURCES, sparqlPath } from "./requests.ts";
+import { loadAverage, median, NOTHING, RESOURCES, sparqlPath, writeReport } from "./requests.ts";
 import { cpuSplitMs, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 40);
@@ -83,9 +83,7 @@ test("small requests, two builds alternated", async () => {
       console.log(line);
     }
     lines.push("", `Load average at the end: ${loadAverage()}.`);
-    mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-    writeFileSync(resolve(ROOT, "build/worker-bench/alternate.md"), `${lines.join("\n")}\n`);
-    console.log(lines.join("\n"));
+    writeReport("alternate.md", lines);
   } finally {
     for (const { w } of opened) await w.dispose();
   }

@@ -8,12 +8,9 @@
 // takes for N bytes is what the factor's Worker column pays for an answer of N bytes before
 // any wasm runs, and native (bench_queries --write, into a Vec) does not.
 // Run: nice -n 10 npx vitest run --config bench/worker/vitest.config.ts body   (→ build/worker-bench/body.md)
-import { mkdirSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
 import { expect, test } from "vitest";
-import { ROOT } from "../../tests/worker/mf.ts";
-import { loadAverage, median } from "./requests.ts";
+import { loadAverage, median, writeReport } from "./requests.ts";
 import { cpuSplitMs, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
@@ -79,7 +76,6 @@ test("a large body's cost in workerd's main thread", async () => {
     await mf.dispose();
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/body.md"), `${lines.join("\n")}\n`);
+  writeReport("body.md", lines);
   expect(lines.length).toBeGreaterThan(4);
 });

@@ -23,12 +23,12 @@
 // sample of one, then the same of the other), a row each.
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts cpu
 // Writes build/worker-bench/cpu.md.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, loadAverage, median, NOTHING, OTHER, readyFirstRequest, requestsOf, settle, WARMER, warmLocation } from "./requests.ts";
+import { ACCEPT, type BenchRequest, DATASETS, loadAverage, median, NOTHING, OTHER, readyFirstRequest, requestsOf, settle, WARMER, warmLocation, writeReport } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
@@ -142,9 +142,7 @@ test.skipIf(process.env.RETE_CPU_SIMULATORS_ONLY === "1")("CPU per request", asy
     }
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, `build/worker-bench/cpu${WARM_CACHE ? "-warm-cache" : ""}${FIRST_IN_PROCESS ? "-first-in-process" : ""}.md`), `${lines.join("\n")}\n`);
-  console.log(lines.join("\n"));
+  writeReport(`cpu${WARM_CACHE ? "-warm-cache" : ""}${FIRST_IN_PROCESS ? "-first-in-process" : ""}.md`, lines);
 });
 
 /** A JavaScript Worker that only calls the local R2 and Cache API, `n` times in a row. */
@@ -186,9 +184,7 @@ test("what Miniflare's local R2 and Cache API cost per call", async () => {
       for (let i = 0; i < 3; i++) per.push(((await cost(what, N)) - (await cost(what, 0))) / N);
       lines.push(`| ${{ r2: "R2 ranged get", put: "Cache API put", match: "Cache API match (hit)" }[what]} | ${median(per).toFixed(2)} |`);
     }
-    mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-    writeFileSync(resolve(ROOT, "build/worker-bench/cpu-simulators.md"), `${lines.join("\n")}\n`);
-    console.log(lines.join("\n"));
+    writeReport("cpu-simulators.md", lines);
   } finally {
     await mf.dispose();
   }
@@ -233,7 +229,5 @@ test("what a request to a Worker that does nothing costs here", async () => {
   }
   const both = (samples: { main: number; others: number }[]) => `${ms(samples.map((c) => c.main))} (+${ms(samples.map((c) => c.others))})`;
   lines.push(`| GET to a Worker that answers 204 at once | ${both(cold)} | ${both(warm)} |`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/cpu-floor.md"), `${lines.join("\n")}\n`);
-  console.log(lines.join("\n"));
+  writeReport("cpu-floor.md", lines);
 });

@@ -42,7 +42,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, resolve } from "node:path";
 import { expect, test } from "vitest";
 import { counters, FILES, ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { loadAverage, median, NOTHING, RESOURCES, sparqlPath } from "./requests.ts";
+import { loadAverage, median, NOTHING, RESOURCES, sparqlPath, writeReport } from "./requests.ts";
 import { cpuSplitMs, Inspector, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
@@ -211,8 +211,7 @@ test("the Worker against the native engine, warm", async () => {
     }
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/factor.md"), `${lines.join("\n")}\n`);
+  writeReport("factor.md", lines);
   if (PROFILE) writeFileSync(resolve(ROOT, "build/worker-bench/factor-profile.md"), `${profiles.join("\n")}\n`);
   console.log(lines.join("\n"));
   expect(lines.length).toBeGreaterThan(4);

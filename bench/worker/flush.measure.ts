@@ -8,11 +8,10 @@
 // the process, the same request again, and once more. CPU ms of workerd's main thread, medians.
 // Run: RETE_BENCH_DATASETS=qudt RETE_BENCH_RUNS=5 RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts flush
 // RETE_BENCH_BUILD=DIR picks a Worker build (default worker/build). Writes build/worker-bench/flush.md.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle } from "./requests.ts";
+import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, median, requestsOf, settle, writeReport } from "./requests.ts";
 import { cpuSplitMs, newWorkerd, threadCpu, workerdChildren } from "./workerd.ts";
 
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 5);
@@ -75,7 +74,5 @@ test("a warm isolate after a new isolate in its process", async () => {
     }
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/flush.md"), `${lines.join("\n")}\n`);
-  console.log(lines.join("\n"));
+  writeReport("flush.md", lines);
 });

@@ -9,12 +9,12 @@
 // body included. Run (docs/BENCHMARK.md "Worker under R2 latency"):
 //   RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts latency
 // Writes build/worker-bench/latency.md.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { expect, test } from "vitest";
-import { counters, ROOT, startWorker, type Options } from "../../tests/worker/mf.ts";
-import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, quantiles, requestsOf, settle } from "./requests.ts";
+import { counters, startWorker, type Options } from "../../tests/worker/mf.ts";
+import { ACCEPT, type BenchRequest, DATASETS, fileOf, loadAverage, quantiles, requestsOf, settle, writeReport } from "./requests.ts";
 
 const LATENCIES = (process.env.RETE_R2_LATENCY_MS ?? "20,50").split(",").map(Number);
 const RUNS = Number(process.env.RETE_BENCH_RUNS ?? 3);
@@ -93,7 +93,5 @@ test("requests under simulated R2 latency", async () => {
     }
   }
   lines.push("", `Load average at the end: ${loadAverage()}.`);
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/latency.md"), `${lines.join("\n")}\n`);
-  console.log(lines.join("\n"));
+  writeReport("latency.md", lines);
 });

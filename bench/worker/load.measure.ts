@@ -21,11 +21,11 @@
 // Run: RETE_SKIP_BUILD=1 nice -n 10 npx vitest run --config bench/worker/vitest.config.ts load
 // §6's run: RETE_LOAD_HEAP=1 RETE_LOAD_CONCURRENCY=64 RETE_LOAD_SECONDS=60 RETE_LOAD_MAX_REQUESTS=1000000 RETE_LOAD_SAMPLE_S=5 …
 // Writes build/worker-bench/load.md.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT, startWorker } from "../../tests/worker/mf.ts";
-import { fileOf, loadAverage, quantiles, sparqlPath } from "./requests.ts";
+import { fileOf, loadAverage, quantiles, sparqlPath, writeReport } from "./requests.ts";
 import { Inspector, newWorkerd, rssBytes, workerdChildren } from "./workerd.ts";
 
 const LEVELS = (process.env.RETE_LOAD_CONCURRENCY ?? "1,4,16,64,128").split(",").map(Number);
@@ -204,7 +204,5 @@ test("load and memory", async () => {
   ];
   const errors = [...levels.flatMap((l) => l.errors), ...samplerErrors];
   if (errors.length) lines.push("", "Errors (first 20):", ...errors.slice(0, 20).map((e) => `- ${e}`));
-  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
-  writeFileSync(resolve(ROOT, "build/worker-bench/load.md"), `${lines.join("\n")}\n`);
-  console.log(lines.join("\n"));
+  writeReport("load.md", lines);
 });

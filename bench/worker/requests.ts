@@ -2,7 +2,7 @@
 // dereference (303, base-IRI mode) and every example query (examples/NAME/queries/*.rq), the
 // same GET URLs a client sends. RETE_BENCH_DATASETS (comma-separated, default all three) and
 // RETE_BENCH_ONLY (substrings of the request's name, comma-separated) narrow them.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { FILES, ROOT, startWorker, type Worker } from "../../tests/worker/mf.ts";
 
@@ -65,10 +65,17 @@ export function loadAverage(): string {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
 
-/** Cache writes run after the answer (waitUntil): let them land before an isolate goes away. */
+/** Writes a benchmark's report to build/worker-bench/`name` and prints it. */
+export function writeReport(name: string, lines: string[]): void {
+  mkdirSync(resolve(ROOT, "build/worker-bench"), { recursive: true });
+  writeFileSync(resolve(ROOT, "build/worker-bench", name), `${lines.join("\n")}\n`);
+  console.log(lines.join("\n"));
+}
+
 /** A JavaScript Worker that answers at once: what the harness costs a request by itself. */
 export const NOTHING = `export default { fetch() { return new Response(null, { status: 204 }); } };`;
 
+/** Cache writes run after the answer (waitUntil): let them land before an isolate goes away. */
 export const settle = (ms = 300) => new Promise((done) => setTimeout(done, ms));
 
 /** A twin that warms Miniflare's R2 and Cache API from JavaScript, so that the measured isolate
