@@ -413,11 +413,35 @@ impl<T> InternalTuple<T> {
     pub fn get(&self, index: usize) -> Option<&T> {
         self.inner.get(index).unwrap_or(&None).as_ref()
     }
+
+    /// rete (change 26): no position is set, as the tuple a query starts from without
+    /// substitutions.
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// rete (change 26): the tuple as `Project` writes it when its mapping keeps each position:
+    /// only the first `width` positions, without trailing unset ones (`Eq` and `Hash` compare
+    /// the positions as stored, so `DISTINCT` needs the form `set` gives).
+    fn keep_first(&mut self, width: usize) {
+        self.inner.truncate(width);
+        while let Some(None) = self.inner.last() {
+            self.inner.pop();
+        }
+    }
 }
 
 impl<T: Clone> InternalTuple<T> {
     pub fn iter(&self) -> impl Iterator<Item = Option<T>> + '_ {
         self.inner.iter().cloned()
+    }
+
+    /// rete (change 26): a copy with room for `capacity` positions, so that setting a position
+    /// below it does not allocate again (a `clone` has room for its length only).
+    fn clone_with_capacity(&self, capacity: usize) -> Self {
+        let mut inner = Vec::with_capacity(capacity.max(self.inner.len()));
+        inner.extend_from_slice(&self.inner);
+        Self { inner }
     }
 
     pub fn set(&mut self, index: usize, value: T) {
@@ -860,6 +884,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 } else {
                     None
                 };
+                // rete (change 26): every position the pattern sets is below this.
+                let width = encoded_variables.len();
                 let dataset = self.dataset.clone();
                 Rc::new(move |from| {
                     let input_subject = match subject_selector.get_pattern_bound(
@@ -914,7 +940,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     Box::new(
                         iter.map(move |quad| {
                             let quad = quad?;
-                            let mut new_tuple = from.clone();
+                            let mut new_tuple = from.clone_with_capacity(width);
                             if !put_pattern_value::<D>(
                                 &subject_selector,
                                 quad.subject,
@@ -1844,7 +1870,21 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         (new_variable, encode_variable(encoded_variables, variable))
                     })
                     .collect::<Rc<[(usize, usize)]>>();
+                // rete (change 26): a SELECT's own projection keeps each position (its
+                // variables come first in the inner ones); from a tuple with none set, each
+                // solution is the inner one cut to the projected positions, not a new tuple.
+                let keeps_positions = mapping.iter().all(|(input, output)| input == output);
                 Rc::new(move |from| {
+                    if keeps_positions && from.is_empty() {
+                        let width = mapping.len();
+                        return Box::new(child(InternalTuple::with_capacity(width)).map(
+                            move |tuple| {
+                                let mut tuple = tuple?;
+                                tuple.keep_first(width);
+                                Ok(tuple)
+                            },
+                        ));
+                    }
                     let mapping = Rc::clone(&mapping);
                     let mut input_tuple = InternalTuple::with_capacity(mapping.len());
                     for (input_key, output_key) in &*mapping {

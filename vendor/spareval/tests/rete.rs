@@ -1062,3 +1062,38 @@ fn select_solutions_as_internal_terms() {
     let ask = SparqlParser::new().parse_query("ASK { ?s ?p ?o }").unwrap();
     assert!(matches!(evaluator.prepare(&ask).execute_internal(&data).unwrap(), InternalQueryResults::Other(QueryResults::Boolean(true))));
 }
+
+#[test]
+fn a_select_projection_cuts_the_inner_solutions_to_its_variables() {
+    // Change 26: a SELECT's projection hands its pattern's solutions on, cut to the projected
+    // positions, instead of copying each into a new tuple.
+    use spareval::InternalQueryResults;
+    let data = dataset(&[("a", "p", "b", ""), ("b", "p", "c", ""), ("c", "q", "a", "")]);
+    let parse = |query: &str| SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+    let evaluator = QueryEvaluator::new();
+    let query = parse("SELECT ?x { ?x <p> ?y }");
+    let InternalQueryResults::Solutions(internal) = evaluator.prepare(&query).execute_internal(&data).unwrap() else { panic!("not internal") };
+    let tuples: Vec<_> = internal.map(Result::unwrap).collect();
+    assert_eq!(tuples.len(), 2);
+    assert!(tuples.iter().all(|t| t.get(0).is_some() && t.get(1).is_none()), "?y is not projected");
+    assert_eq!(select(&data, "SELECT ?x { ?x <p> ?y }"), ["?x=<http://example.org/a>", "?x=<http://example.org/b>"]);
+    // DISTINCT compares the tuples as stored: one cut after an unset position (?z) must equal
+    // one that never had it (VALUES), so <a> is one row.
+    assert_eq!(
+        select(&data, "SELECT DISTINCT ?x ?z { { ?x <p> ?y } UNION { VALUES ?x { <a> } } }"),
+        ["?x=<http://example.org/a>", "?x=<http://example.org/b>"]
+    );
+    assert_eq!(
+        select(&data, "SELECT (COUNT(DISTINCT *) AS ?n) { SELECT ?x ?z { { ?x <p> ?y } UNION { VALUES ?x { <a> } } } }"),
+        ["?n=\"2\"^^<http://www.w3.org/2001/XMLSchema#integer>"]
+    );
+    // A subquery's projection from a bound tuple, and a join through it, as before.
+    assert_eq!(
+        select(&data, "SELECT ?x ?w { ?x <p> ?y { SELECT ?y ?w { ?y <p> ?w } } }"),
+        ["?w=<http://example.org/c> ?x=<http://example.org/a>"]
+    );
+    assert_eq!(
+        select(&data, "SELECT * { ?x <p> ?y . ?y <p> ?z . ?z <q> ?w }"),
+        ["?w=<http://example.org/a> ?x=<http://example.org/a> ?y=<http://example.org/b> ?z=<http://example.org/c>"]
+    );
+}
