@@ -439,9 +439,9 @@ impl<T: Clone> InternalTuple<T> {
     /// rete (change 26): a copy with room for `capacity` positions, so that setting a position
     /// below it does not allocate again (a `clone` has room for its length only).
     fn clone_with_capacity(&self, capacity: usize) -> Self {
-        let mut inner = Vec::with_capacity(capacity.max(self.inner.len()));
-        inner.extend_from_slice(&self.inner);
-        Self { inner }
+        Self {
+            inner: copy_with_capacity(&self.inner, capacity),
+        }
     }
 
     pub fn set(&mut self, index: usize, value: T) {
@@ -455,7 +455,7 @@ impl<T: Clone> InternalTuple<T> {
 impl<T: Clone + Eq> InternalTuple<T> {
     pub fn combine_with(&self, other: &Self) -> Option<Self> {
         if self.inner.len() < other.inner.len() {
-            let mut result = other.inner.clone();
+            let mut result = copy_with_capacity(&other.inner, self.capacity().max(other.capacity()));
             for (key, self_value) in self.inner.iter().enumerate() {
                 if let Some(self_value) = self_value {
                     match &other.inner[key] {
@@ -470,7 +470,7 @@ impl<T: Clone + Eq> InternalTuple<T> {
             }
             Some(Self { inner: result })
         } else {
-            let mut result = self.inner.clone();
+            let mut result = copy_with_capacity(&self.inner, self.capacity().max(other.capacity()));
             for (key, other_value) in other.inner.iter().enumerate() {
                 if let Some(other_value) = other_value {
                     match &self.inner[key] {
@@ -489,11 +489,22 @@ impl<T: Clone + Eq> InternalTuple<T> {
 }
 
 impl<T: Clone> Clone for InternalTuple<T> {
+    // rete: a clone keeps the capacity (change 28). A pattern binds its variables into a
+    // clone of its input tuple (`from.clone()`), whose capacity is the query's variable
+    // count; upstream's clone (and `combine_with`'s) had the input's length, so each row's
+    // tuple was allocated at its first binding and reallocated at a later one.
     fn clone(&self) -> Self {
         Self {
-            inner: self.inner.clone(),
+            inner: copy_with_capacity(&self.inner, self.inner.capacity()),
         }
     }
+}
+
+/// rete: `values` copied into a `Vec` of at least `capacity` (change 28).
+fn copy_with_capacity<T: Clone>(values: &[T], capacity: usize) -> Vec<T> {
+    let mut copy = Vec::with_capacity(capacity.max(values.len()));
+    copy.extend_from_slice(values);
+    copy
 }
 
 impl<T: Eq> PartialEq for InternalTuple<T> {
@@ -1874,10 +1885,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 // variables come first in the inner ones); from a tuple with none set, each
                 // solution is the inner one cut to the projected positions, not a new tuple.
                 let keeps_positions = mapping.iter().all(|(input, output)| input == output);
+                // rete: the inner tuple holds every inner variable (change 28); upstream's
+                // held the projected ones, so the inner patterns' tuples, its clones, grew
+                // (an allocation and a reallocation per row).
+                let inner_size = inner_encoded_variables.len().max(mapping.len());
                 Rc::new(move |from| {
                     if keeps_positions && from.is_empty() {
                         let width = mapping.len();
-                        return Box::new(child(InternalTuple::with_capacity(width)).map(
+                        return Box::new(child(InternalTuple::with_capacity(inner_size)).map(
                             move |tuple| {
                                 let mut tuple = tuple?;
                                 tuple.keep_first(width);
@@ -1886,7 +1901,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         ));
                     }
                     let mapping = Rc::clone(&mapping);
-                    let mut input_tuple = InternalTuple::with_capacity(mapping.len());
+                    let mut input_tuple = InternalTuple::with_capacity(inner_size);
                     for (input_key, output_key) in &*mapping {
                         if let Some(value) = from.get(*output_key) {
                             input_tuple.set(*input_key, value.clone());
@@ -1942,16 +1957,23 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     let tuple_size = from.capacity();
                     let key_variables = Rc::clone(&key_variables);
                     let mut errors = Vec::default();
-                    let mut accumulators_for_group = FxHashMap::<
-                        Vec<Option<D::InternalTerm>>,
-                        Vec<AccumulatorWrapper<'_, D::InternalTerm>>,
-                    >::default();
+                    // rete: each group's accumulators by the index the map gives its key, and
+                    // the last row's key and group kept (change 28). Upstream collected each
+                    // row's key into a new `Vec` and hashed it; rows of one group often come
+                    // one after another (`GROUP BY ?datatype` over every literal), and a key
+                    // equal to the last one (for the dataset's terms an id or a shared `Rc`,
+                    // compared without reading the term) needs no hash, the others are looked
+                    // up from one reused buffer. The map holds the same keys, inserted in the
+                    // same order, as upstream's, so the groups come out in upstream's order.
+                    let mut group_of_key = FxHashMap::<Vec<Option<D::InternalTerm>>, usize>::default();
+                    let mut groups = Vec::<Vec<AccumulatorWrapper<'_, D::InternalTerm>>>::new();
+                    let mut key = Vec::with_capacity(key_variables.len());
+                    let mut last: Option<(Vec<Option<D::InternalTerm>>, usize)> = None;
                     if key_variables.is_empty() {
                         // There is always a single group if there is no GROUP BY
-                        accumulators_for_group.insert(
-                            Vec::new(),
-                            accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>(),
-                        );
+                        group_of_key.insert(Vec::new(), 0);
+                        groups.push(accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>());
+                        last = Some((Vec::new(), 0));
                     }
                     child(from)
                         .filter_map(|result| match result {
@@ -1962,17 +1984,32 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             }
                         })
                         .for_each(|tuple| {
-                            // TODO avoid copy for key?
-                            let key = key_variables
-                                .iter()
-                                .map(|v| tuple.get(*v).cloned())
-                                .collect();
-
-                            let key_accumulators =
-                                accumulators_for_group.entry(key).or_insert_with(|| {
-                                    accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>()
-                                });
-                            for accumulator in key_accumulators {
+                            key.clear();
+                            key.extend(key_variables.iter().map(|v| tuple.get(*v).cloned()));
+                            let group = match &mut last {
+                                Some((last_key, group)) if *last_key == key => *group,
+                                _ => {
+                                    let group = match group_of_key.get(key.as_slice()) {
+                                        Some(&group) => group,
+                                        None => {
+                                            groups.push(
+                                                accumulator_builders.iter().map(|c| c()).collect(),
+                                            );
+                                            group_of_key.insert(key.clone(), groups.len() - 1);
+                                            groups.len() - 1
+                                        }
+                                    };
+                                    match &mut last {
+                                        Some((last_key, last_group)) => {
+                                            std::mem::swap(last_key, &mut key);
+                                            *last_group = group;
+                                        }
+                                        None => last = Some((key.clone(), group)),
+                                    }
+                                    group
+                                }
+                            };
+                            for accumulator in &mut groups[group] {
                                 accumulator.accumulate(&tuple);
                             }
                         });
@@ -1982,8 +2019,9 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         errors
                             .into_iter()
                             .map(Err)
-                            .chain(accumulators_for_group.into_iter().map(
-                                move |(key, accumulators)| {
+                            .chain(group_of_key.into_iter().map(
+                                move |(key, group)| {
+                                    let accumulators = std::mem::take(&mut groups[group]);
                                     let mut result = InternalTuple::with_capacity(tuple_size);
                                     for (variable, value) in key_variables.iter().zip(key) {
                                         if let Some(value) = value {
