@@ -436,11 +436,11 @@ impl<T: Clone> InternalTuple<T> {
         self.inner.iter().cloned()
     }
 
-    /// rete (change 26): a copy with room for `capacity` positions, so that setting a position
-    /// below it does not allocate again (a `clone` has room for its length only).
+    /// rete (change 26): a copy with room for `capacity` positions, and at least the room this
+    /// tuple has (change 28), so that setting a position below either does not allocate again.
     fn clone_with_capacity(&self, capacity: usize) -> Self {
         Self {
-            inner: copy_with_capacity(&self.inner, capacity),
+            inner: copy_with_capacity(&self.inner, capacity.max(self.inner.capacity())),
         }
     }
 
