@@ -464,7 +464,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                Some(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph }))
+                Some(Box::new(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph })))
             }
             _ => None,
         };
@@ -725,7 +725,13 @@ fn term_bytes(term: TermRef<'_>) -> u64 {
 /// evaluation is stopped, whoever stopped it, and at a missing block.
 struct Scan<'a, S> {
     store: &'a Store<S>,
-    quads: Option<QuadIter<'a, S>>,
+    /// Boxed apart from the scan: spareval boxes each lookup's iterator,
+    /// scan included, and with the `QuadIter` inline that box was 328 bytes
+    /// in the Worker's wasm, past the 256 where dlmalloc leaves its small
+    /// bins for its slower tree of large chunks; two boxes of 96 and 232
+    /// bytes take 10 % off the Worker's CPU on LUBM q02 and q09 (issue 14,
+    /// docs/BENCHMARK.md "Session 22: the joins in wasm").
+    quads: Option<Box<QuadIter<'a, S>>>,
     /// The objects still to read after `quads` ends, for a lexical-form
     /// FILTER (boxed: every scan is moved around by value, few have one).
     each: Option<Box<EachObject>>,
@@ -755,7 +761,7 @@ impl<S: RangeSource> Scan<'_, S> {
         let Some(each) = self.each.as_deref_mut() else { return false };
         let Some(&id) = each.objects.get(each.next) else { return false };
         each.next += 1;
-        self.quads = Some(self.store.quads_in(QuadRanges { object: Some(id..id.saturating_add(1)), ..each.ranges.clone() }));
+        self.quads = Some(Box::new(self.store.quads_in(QuadRanges { object: Some(id..id.saturating_add(1)), ..each.ranges.clone() })));
         true
     }
 

@@ -436,8 +436,9 @@ impl<T: Clone> InternalTuple<T> {
         self.inner.iter().cloned()
     }
 
-    /// rete (change 26): a copy with room for `capacity` positions, and at least the room this
-    /// tuple has (change 28), so that setting a position below either does not allocate again.
+    /// rete (changes 26, 27): a copy with room for `capacity` positions (a quad pattern's
+    /// width), and at least the room this tuple has (change 28), so that setting a position
+    /// below either does not allocate again.
     fn clone_with_capacity(&self, capacity: usize) -> Self {
         Self {
             inner: copy_with_capacity(&self.inner, capacity.max(self.inner.capacity())),
@@ -895,11 +896,16 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 } else {
                     None
                 };
-                // rete (change 26): every position the pattern sets is below this.
-                let width = encoded_variables.len();
+                // rete (change 27): one allocation shared by every lookup's iterator.
+                let selectors = Rc::new(PatternSelectors::new(
+                    subject_selector,
+                    predicate_selector,
+                    object_selector,
+                    graph_name_selector,
+                ));
                 let dataset = self.dataset.clone();
                 Rc::new(move |from| {
-                    let input_subject = match subject_selector.get_pattern_bound(
+                    let input_subject = match selectors.subject.get_pattern_bound(
                         &from,
                         #[cfg(feature = "sparql-12")]
                         &dataset,
@@ -907,7 +913,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         Ok(value) => value,
                         Err(e) => return Box::new(once(Err(e))),
                     };
-                    let input_predicate = match predicate_selector.get_pattern_value(
+                    let input_predicate = match selectors.predicate.get_pattern_value(
                         &from,
                         #[cfg(feature = "sparql-12")]
                         &dataset,
@@ -915,7 +921,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         Ok(value) => value,
                         Err(e) => return Box::new(once(Err(e))),
                     };
-                    let input_object = match object_selector.get_pattern_bound(
+                    let input_object = match selectors.object.get_pattern_bound(
                         &from,
                         #[cfg(feature = "sparql-12")]
                         &dataset,
@@ -923,7 +929,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         Ok(value) => value,
                         Err(e) => return Box::new(once(Err(e))),
                     };
-                    let input_graph_name = if let Some(graph_name_selector) = &graph_name_selector {
+                    let input_graph_name = if let Some(graph_name_selector) = &selectors.graph_name {
                         match graph_name_selector.get_pattern_value(
                             &from,
                             #[cfg(feature = "sparql-12")]
@@ -942,18 +948,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         input_object.as_ref(),
                         input_graph_name.as_ref().map(|g| g.as_ref()),
                     );
-                    let subject_selector = subject_selector.clone();
-                    let predicate_selector = predicate_selector.clone();
-                    let object_selector = object_selector.clone();
-                    let graph_name_selector = graph_name_selector.clone();
+                    let selectors = Rc::clone(&selectors);
                     #[cfg(feature = "sparql-12")]
                     let dataset = dataset.clone();
                     Box::new(
                         iter.map(move |quad| {
                             let quad = quad?;
-                            let mut new_tuple = from.clone_with_capacity(width);
+                            let mut new_tuple = from.clone_with_capacity(selectors.width);
                             if !put_pattern_value::<D>(
-                                &subject_selector,
+                                &selectors.subject,
                                 quad.subject,
                                 &mut new_tuple,
                                 #[cfg(feature = "sparql-12")]
@@ -962,7 +965,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 return Ok(None);
                             }
                             if !put_pattern_value::<D>(
-                                &predicate_selector,
+                                &selectors.predicate,
                                 quad.predicate,
                                 &mut new_tuple,
                                 #[cfg(feature = "sparql-12")]
@@ -971,7 +974,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 return Ok(None);
                             }
                             if !put_pattern_value::<D>(
-                                &object_selector,
+                                &selectors.object,
                                 quad.object,
                                 &mut new_tuple,
                                 #[cfg(feature = "sparql-12")]
@@ -979,7 +982,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             )? {
                                 return Ok(None);
                             }
-                            if let Some(graph_name_selector) = &graph_name_selector {
+                            if let Some(graph_name_selector) = &selectors.graph_name {
                                 let Some(quad_graph_name) = quad.graph_name else {
                                     return Err(QueryEvaluationError::UnexpectedDefaultGraph);
                                 };
@@ -3583,6 +3586,58 @@ impl<T: Clone> Clone for TupleSelector<T> {
             Self::Variable(v) => Self::Variable(*v),
             #[cfg(feature = "sparql-12")]
             Self::TriplePattern(t) => Self::TriplePattern(Rc::clone(t)),
+        }
+    }
+}
+
+/// rete (change 27): a quad pattern's selectors, shared by every lookup of the pattern. Each
+/// lookup (a join looks the pattern up once per row of its left side) cloned the four selectors
+/// into its iterator, which is boxed: one `Rc` is less to clone, drop, move and allocate.
+struct PatternSelectors<T> {
+    subject: TupleSelector<T>,
+    predicate: TupleSelector<T>,
+    object: TupleSelector<T>,
+    graph_name: Option<TupleSelector<T>>,
+    /// One past the last tuple position the pattern binds: the capacity of each solution it
+    /// makes, which would otherwise grow (reallocate) as its values are set.
+    width: usize,
+}
+
+impl<T> PatternSelectors<T> {
+    fn new(
+        subject: TupleSelector<T>,
+        predicate: TupleSelector<T>,
+        object: TupleSelector<T>,
+        graph_name: Option<TupleSelector<T>>,
+    ) -> Self {
+        let width = [&subject, &predicate, &object]
+            .into_iter()
+            .chain(graph_name.as_ref())
+            .map(TupleSelector::width)
+            .max()
+            .unwrap_or(0);
+        Self {
+            subject,
+            predicate,
+            object,
+            graph_name,
+            width,
+        }
+    }
+}
+
+impl<T> TupleSelector<T> {
+    /// One past the last tuple position this selector binds.
+    fn width(&self) -> usize {
+        match self {
+            Self::Constant(_) => 0,
+            Self::Variable(v) => v + 1,
+            #[cfg(feature = "sparql-12")]
+            Self::TriplePattern(triple) => triple
+                .subject
+                .width()
+                .max(triple.predicate.width())
+                .max(triple.object.width()),
         }
     }
 }

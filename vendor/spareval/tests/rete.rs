@@ -1186,3 +1186,28 @@ fn group_by_of_keys_in_any_order_and_tuples_that_never_grow() {
     };
     assert_eq!(reallocations(300), reallocations(600));
 }
+
+#[test]
+fn pattern_selectors_shared_by_every_lookup_bind_and_compare_as_before() {
+    // Change 27: a pattern's selectors are shared by its lookups and each solution it makes is
+    // allocated with room for every position the pattern binds; the answers stay what they were.
+    let data = dataset(&[("a", "p", "b", ""), ("b", "p", "c", ""), ("c", "p", "c", ""), ("b", "q", "a", ""), ("c", "q", "d", "g1"), ("a", "q", "a", "g1")]);
+    let rows = |query: &str| select_in(&data, query, None, None);
+    // A for-loop join: each lookup from a row of the left side, its variables compared or bound.
+    assert_eq!(rows("SELECT * { ?a <p> ?b . ?b <p> ?c }"), ["?a=<a> ?b=<b> ?c=<c>", "?a=<b> ?b=<c> ?c=<c>", "?a=<c> ?b=<c> ?c=<c>"]);
+    // One variable twice in a pattern: the second use compares with the first.
+    assert_eq!(rows("SELECT ?x { ?x <p> ?x }"), ["?x=<c>"]);
+    // A constant, a bound and a new variable in one lookup; a variable only the right side binds.
+    assert_eq!(rows("SELECT * { ?a <p> ?b OPTIONAL { ?b <q> ?z } }"), ["?a=<a> ?b=<b> ?z=<a>", "?a=<b> ?b=<c>", "?a=<c> ?b=<c>"]);
+    // GRAPH ?g binds the graph through its selector; a later position than every other.
+    assert_eq!(rows("SELECT * { ?s <p> ?o GRAPH ?g { ?o <q> ?t } }"), ["?g=<g1> ?o=<c> ?s=<b> ?t=<d>", "?g=<g1> ?o=<c> ?s=<c> ?t=<d>"]);
+    // Solutions of different widths meet in DISTINCT and in a join as before.
+    assert_eq!(rows("SELECT DISTINCT ?s { { ?s <p> ?o } UNION { ?s <q> ?o } }"), ["?s=<a>", "?s=<b>", "?s=<c>"]);
+    #[cfg(feature = "sparql-12")]
+    {
+        // A triple term's parts bind through the pattern's nested selectors.
+        let stored = oxrdf::Triple::new(iri("b"), iri("p"), iri("c"));
+        let terms: Dataset = [Quad::new(iri("a"), iri("p"), stored, GraphName::DefaultGraph)].into_iter().collect();
+        assert_eq!(select_in(&terms, "SELECT ?x ?y { ?a <p> <<( ?x <p> ?y )>> }", None, None), ["?x=<b> ?y=<c>"]);
+    }
+}
