@@ -1971,12 +1971,13 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     let mut group_of_key = FxHashMap::<Vec<Option<D::InternalTerm>>, usize>::default();
                     let mut groups = Vec::<Vec<AccumulatorWrapper<'_, D::InternalTerm>>>::new();
                     let mut key = Vec::with_capacity(key_variables.len());
-                    let mut last: Option<(Vec<Option<D::InternalTerm>>, usize)> = None;
+                    // The last row's key and group. No row's key is empty but without GROUP BY,
+                    // whose one group is 0, so this start matches only there.
+                    let mut last = (Vec::new(), 0);
                     if key_variables.is_empty() {
                         // There is always a single group if there is no GROUP BY
                         group_of_key.insert(Vec::new(), 0);
                         groups.push(accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>());
-                        last = Some((Vec::new(), 0));
                     }
                     child(from)
                         .filter_map(|result| match result {
@@ -1989,29 +1990,20 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         .for_each(|tuple| {
                             key.clear();
                             key.extend(key_variables.iter().map(|v| tuple.get(*v).cloned()));
-                            let group = match &mut last {
-                                Some((last_key, group)) if *last_key == key => *group,
-                                _ => {
-                                    let group = match group_of_key.get(key.as_slice()) {
-                                        Some(&group) => group,
-                                        None => {
-                                            groups.push(
-                                                accumulator_builders.iter().map(|c| c()).collect(),
-                                            );
-                                            group_of_key.insert(key.clone(), groups.len() - 1);
-                                            groups.len() - 1
-                                        }
-                                    };
-                                    match &mut last {
-                                        Some((last_key, last_group)) => {
-                                            std::mem::swap(last_key, &mut key);
-                                            *last_group = group;
-                                        }
-                                        None => last = Some((key.clone(), group)),
+                            if last.0 != key {
+                                last.1 = match group_of_key.get(key.as_slice()) {
+                                    Some(&group) => group,
+                                    None => {
+                                        groups.push(
+                                            accumulator_builders.iter().map(|c| c()).collect(),
+                                        );
+                                        group_of_key.insert(key.clone(), groups.len() - 1);
+                                        groups.len() - 1
                                     }
-                                    group
-                                }
-                            };
+                                };
+                                std::mem::swap(&mut last.0, &mut key);
+                            }
+                            let group = last.1;
                             for accumulator in &mut groups[group] {
                                 accumulator.accumulate(&tuple);
                             }
