@@ -3,14 +3,16 @@
 //! spareval only calls back into rete when it touches the dataset, so a
 //! cartesian product of two in-memory tables would run unseen. Before
 //! evaluation the optimized plan gets a step hook above every join: a `BIND`
-//! of a custom function that counts one step per row. Once a limit is hit
-//! every hook turns its row into an error and every scan ends, so the
-//! iterators drain in time proportional to what is already buffered.
+//! of a marker function that spareval does not call but reads as "count this
+//! join's rows" (vendored spareval change 29): the join asks the dataset for
+//! one step per row it yields. Once a limit is hit every count turns its row
+//! into an error and every scan ends, so the iterators drain in time
+//! proportional to what is already buffered.
 
 use super::error::{Limit, QueryError};
 use crate::{ByteRange, ReadError};
 use std::collections::BTreeSet;
-use oxrdf::{NamedNode, Term, Variable};
+use oxrdf::{NamedNode, Variable};
 use sparopt::algebra::{AggregateExpression, Expression, Function, GraphPattern, OrderExpression};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -266,16 +268,9 @@ impl Meter {
         countdown.check_at.store(Countdown::next_check(used, max, self.budget.should_stop.is_some()), Ordering::Relaxed);
         true
     }
-
-    /// The step hook: counts a row and binds nothing while within budget;
-    /// past it returns a value, which the dataset refuses to internalize,
-    /// so the row becomes an error and stops multiplying.
-    pub(crate) fn hook(&self) -> Option<Term> {
-        if self.step() { None } else { Some(Term::NamedNode(NamedNode::new_unchecked(STEP_FUNCTION))) }
-    }
 }
 
-/// The custom function of the step hooks (not a URL anyone serves).
+/// The marker function of the step hooks (not a URL anyone serves).
 pub(crate) const STEP_FUNCTION: &str = "urn:x-rete:step";
 
 /// Optimizes `pattern` as spareval would (when `planned`: a query past
@@ -284,7 +279,8 @@ pub(crate) const STEP_FUNCTION: &str = "urn:x-rete:step";
 /// puts a step hook above every join, left join and lateral join, and inside
 /// `EXISTS`. The result goes back to spargebra's algebra: spareval optimizes
 /// it again, but each hook is a `BIND` the optimizer neither moves nor
-/// reorders across, so the join order found here stands.
+/// reorders across, so the join order found here stands; spareval then
+/// evaluates no `BIND` there but counts the rows of the join under it.
 pub(crate) fn with_step_hooks(pattern: &spargebra::algebra::GraphPattern, planned: bool) -> spargebra::algebra::GraphPattern {
     let pattern = if planned { sparopt::Optimizer::optimize_graph_pattern(pattern.into()) } else { pattern.into() };
     let mut hooks = 0;
@@ -347,9 +343,10 @@ fn hook_pattern(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
 
 /// `BIND(<urn:x-rete:step>() AS ?…)` with a variable SPARQL text cannot
 /// name, one per hook so that no two hooks share a variable (a shared one
-/// would stop the optimizer from using for-loop joins). The vendored spareval
-/// calls the function of such a `BIND` per row with no expression evaluator
-/// around it (vendor/README.md, spareval change 20).
+/// would stop the optimizer from using for-loop joins). The vendored spareval,
+/// told the marker (`QueryEvaluator::with_step_marker`), binds nothing there
+/// and has the join below count its rows through the dataset
+/// (vendor/README.md, spareval change 29).
 fn step_after(pattern: GraphPattern, hooks: &mut usize) -> GraphPattern {
     *hooks += 1;
     GraphPattern::Extend {

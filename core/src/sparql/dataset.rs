@@ -643,9 +643,16 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         Ok(Some(InternalTerm::TripleTerms(Rc::new(TripleTerms { prefix: Some(prefix), ids, pending }))))
     }
 
+    /// One step of the step hooks (`budget.rs`): a join's row, past a limit
+    /// its error.
+    #[inline]
+    fn internal_step(&self) -> Result<(), Stopped> {
+        if self.meter.step() { Ok(()) } else { Err(Stopped) }
+    }
+
     fn internalize_expression_term(&self, term: ExpressionTerm) -> Result<InternalTerm, Stopped> {
-        // Past a limit the step hooks hand back a value to turn their row
-        // into an error; refusing every computed value here does that.
+        // Past a limit no computed value is taken in: its row becomes an
+        // error and stops multiplying.
         if self.meter.is_stopped() {
             return Err(Stopped);
         }

@@ -151,8 +151,7 @@ impl<'a, S: RangeSource + 'a> Run<'_, 'a, S> {
             hooked = with_hooks(query, planned);
             &hooked
         };
-        let hook_meter = Arc::clone(self.meter);
-        let evaluator = QueryEvaluator::new().with_custom_function(NamedNode::new_unchecked(STEP_FUNCTION), move |_| hook_meter.hook());
+        let evaluator = QueryEvaluator::new().with_step_marker(NamedNode::new_unchecked(STEP_FUNCTION));
         let evaluator = extensions::failing(evaluator, self.unknown_functions);
         let evaluator = if planned { evaluator } else { evaluator.without_optimizations() };
         let mut prepared = evaluator.prepare(query);

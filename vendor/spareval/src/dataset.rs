@@ -111,6 +111,14 @@ pub trait QueryableDataset<'a>: Sized + 'a {
             .effective_boolean_value())
     }
 
+    /// rete: counts one row of a join, left join or lateral join that a step marker
+    /// ([`crate::QueryEvaluator::with_step_marker`]) sits above, or of whatever else it sits
+    /// above; an error turns that row into the error. The default counts nothing.
+    #[inline]
+    fn internal_step(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// rete: a function of one stored term answered from the dataset's own encoding of
     /// it, without building its value ([`Self::externalize_expression_term`]): LANG,
     /// DATATYPE, isIRI, isBlank, isLiteral and STRLEN read only its kind, language tag,

@@ -310,6 +310,14 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
     }
 
+    /// rete: counts one row under a step marker (change 29).
+    #[inline]
+    fn step(&self) -> Result<(), QueryEvaluationError> {
+        self.dataset
+            .internal_step()
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+    }
+
     fn internal_term_effective_boolean_value(
         &self,
         term: D::InternalTerm,
@@ -552,6 +560,10 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     /// Extends binds: they are left out of the solution key of `BNODE(str)`, so that
     /// `SELECT (BNODE(?x) AS ?a) (BNODE(?x) AS ?b)` gives one node per solution.
     extend_chain: Rc<RefCell<Rc<[usize]>>>,
+    /// rete: the custom function whose `BIND`s mark steps (change 29), and while the
+    /// pattern under such a mark is built, whether the join there counts its rows.
+    step_marker: Option<Rc<NamedNode>>,
+    count_rows: Rc<Cell<bool>>,
 }
 
 impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
@@ -565,6 +577,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         dataset_spec: QueryDatasetSpecification,
         run_stats: bool,
         explain: bool,
+        step_marker: Option<NamedNode>,
     ) -> Result<Self, QueryEvaluationError> {
         Ok(Self {
             dataset: EvalDataset::new(dataset, dataset_spec, cancellation_token)?,
@@ -577,6 +590,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             explain,
             bnode_salt: Rc::default(),
             extend_chain: Rc::default(),
+            step_marker: step_marker.map(Rc::new),
+            count_rows: Rc::default(),
         })
     }
 
@@ -1397,6 +1412,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 right,
                 algorithm,
             } => {
+                let steps = self.rows_counted_here();
                 let (left, left_stats) = self.graph_pattern_evaluator(left, encoded_variables);
                 stat_children.push(left_stats);
                 let (right, right_stats) = self.graph_pattern_evaluator(right, encoded_variables);
@@ -1430,11 +1446,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                     // We know it's empty and can discard errors
                                     return Box::new(empty());
                                 }
-                                Box::new(CartesianProductJoinIterator {
-                                    probe_iter,
-                                    built: built_values,
-                                    buffered_results: errors,
-                                })
+                                stepped(
+                                    &steps,
+                                    CartesianProductJoinIterator {
+                                        probe_iter,
+                                        built: built_values,
+                                        buffered_results: errors,
+                                    },
+                                )
                             })
                         } else {
                             // Real hash join
@@ -1463,11 +1482,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                     // We know it's empty and can discard errors
                                     return Box::new(empty());
                                 }
-                                Box::new(HashJoinIterator {
-                                    probe_iter,
-                                    built: built_values,
-                                    buffered_results: errors,
-                                })
+                                stepped(
+                                    &steps,
+                                    HashJoinIterator {
+                                        probe_iter,
+                                        built: built_values,
+                                        buffered_results: errors,
+                                    },
+                                )
                             })
                         }
                     }
@@ -1475,6 +1497,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             }
             #[cfg(feature = "sep-0006")]
             GraphPattern::Lateral { left, right } => {
+                let steps = self.rows_counted_here();
                 let (left, left_stats) = self.graph_pattern_evaluator(left, encoded_variables);
                 stat_children.push(left_stats);
                 let left = left?;
@@ -1495,12 +1518,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         stat_children.push(right_stats);
                         let right = right?;
                         return Ok(Rc::new(move |from| {
-                            Box::new(ForLoopLeftJoinIterator {
-                                right_evaluator: Rc::clone(&right),
-                                left_iter: left(from),
-                                current_right: Box::new(empty()),
-                                left_tuple_to_yield: None,
-                            })
+                            stepped(
+                                &steps,
+                                ForLoopLeftJoinIterator {
+                                    right_evaluator: Rc::clone(&right),
+                                    left_iter: left(from),
+                                    current_right: Box::new(empty()),
+                                    left_tuple_to_yield: None,
+                                },
+                            )
                         }));
                     }
                 }
@@ -1509,10 +1535,13 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let right = right?;
                 Rc::new(move |from| {
                     let right = Rc::clone(&right);
-                    Box::new(left(from).flat_map(move |t| match t {
-                        Ok(t) => right(t),
-                        Err(e) => Box::new(once(Err(e))),
-                    }))
+                    stepped(
+                        &steps,
+                        left(from).flat_map(move |t| match t {
+                            Ok(t) => right(t),
+                            Err(e) => Box::new(once(Err(e))),
+                        }),
+                    )
                 })
             }
             GraphPattern::Minus {
@@ -1590,6 +1619,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 expression,
                 algorithm,
             } => {
+                let steps = self.rows_counted_here();
                 let (left, left_stats) = self.graph_pattern_evaluator(left, encoded_variables);
                 stat_children.push(left_stats);
                 let (right, right_stats) = self.graph_pattern_evaluator(right, encoded_variables);
@@ -1622,14 +1652,20 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 },
                             ));
                             if right_values.is_empty() && errors.is_empty() {
-                                return left(from);
+                                return match &steps {
+                                    Some(_) => stepped(&steps, left(from)),
+                                    None => left(from),
+                                };
                             }
-                            Box::new(HashLeftJoinIterator {
-                                left_iter: left(from),
-                                right: right_values,
-                                buffered_results: errors,
-                                expression: Rc::clone(&expression),
-                            })
+                            stepped(
+                                &steps,
+                                HashLeftJoinIterator {
+                                    left_iter: left(from),
+                                    right: right_values,
+                                    buffered_results: errors,
+                                    expression: Rc::clone(&expression),
+                                },
+                            )
                         })
                     }
                 }
@@ -1676,6 +1712,21 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 variable,
                 expression,
             } => {
+                // rete: a step marker (change 29) binds nothing: the join under it counts
+                // its rows itself; anything else is counted here.
+                if self.is_step_marker(expression) {
+                    let join = counts_its_rows(inner);
+                    self.count_rows.set(join);
+                    let (child, child_stats) =
+                        self.graph_pattern_evaluator(inner, encoded_variables);
+                    stat_children.push(child_stats);
+                    let child = child?;
+                    if join {
+                        return Ok(child);
+                    }
+                    let steps = Some(self.dataset.clone());
+                    return Ok(Rc::new(move |from| stepped(&steps, child(from))));
+                }
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
                 stat_children.push(child_stats);
                 let child = child?;
@@ -2336,6 +2387,23 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         })))
     }
 
+    /// rete: whether `expression` is a call of the step marker without arguments (change 29).
+    fn is_step_marker(&self, expression: &Expression) -> bool {
+        match (expression, &self.step_marker) {
+            (
+                Expression::FunctionCall(sparopt::algebra::Function::Custom(name), arguments),
+                Some(marker),
+            ) => arguments.is_empty() && name == marker.as_ref(),
+            _ => false,
+        }
+    }
+
+    /// rete: the dataset that counts the rows of the join being built, when a step marker
+    /// sits right above it (change 29); reading it clears it for the joins below.
+    fn rows_counted_here(&self) -> Option<EvalDataset<'a, D>> {
+        self.count_rows.replace(false).then(|| self.dataset.clone())
+    }
+
     /// rete: the function of a call to a registered custom function without arguments.
     fn custom_function_without_arguments(
         &self,
@@ -2488,6 +2556,8 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             explain: self.explain,
             bnode_salt: Rc::clone(&self.bnode_salt),
             extend_chain: Rc::clone(&self.extend_chain),
+            step_marker: self.step_marker.clone(),
+            count_rows: Rc::clone(&self.count_rows),
         }
     }
 }
@@ -4549,6 +4619,52 @@ impl<T: Clone + Eq> Iterator for CartesianProductJoinIterator<'_, T> {
             min.saturating_mul(self.built.len()),
             max.map(|v| v.saturating_mul(self.built.len())),
         )
+    }
+}
+
+/// rete: the rows of a join under a step marker, each counted by the dataset
+/// ([`QueryableDataset::internal_step`], change 29); a row the count refuses becomes its error.
+struct SteppedIterator<'a, D: QueryableDataset<'a>, I> {
+    inner: I,
+    dataset: EvalDataset<'a, D>,
+}
+
+impl<'a, D: QueryableDataset<'a>, I> Iterator for SteppedIterator<'a, D, I>
+where
+    I: Iterator<Item = Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>>,
+{
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.inner.next()? {
+            Ok(tuple) => self.dataset.step().map(|()| tuple),
+            Err(error) => Err(error),
+        })
+    }
+}
+
+/// rete: whether the operator of `pattern` counts its own rows under a step marker (change 29).
+fn counts_its_rows(pattern: &GraphPattern) -> bool {
+    match pattern {
+        GraphPattern::Join { .. } | GraphPattern::LeftJoin { .. } => true,
+        #[cfg(feature = "sep-0006")]
+        GraphPattern::Lateral { .. } => true,
+        _ => false,
+    }
+}
+
+/// rete: `rows` boxed, counted when `steps` holds the dataset (change 29).
+fn stepped<'a, D: QueryableDataset<'a>>(
+    steps: &Option<EvalDataset<'a, D>>,
+    rows: impl Iterator<Item = Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>> + 'a,
+) -> InternalTuplesIterator<'a, D::InternalTerm> {
+    match steps {
+        Some(dataset) => Box::new(SteppedIterator {
+            inner: rows,
+            dataset: dataset.clone(),
+        }),
+        None => Box::new(rows),
     }
 }
 

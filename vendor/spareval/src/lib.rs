@@ -77,6 +77,7 @@ pub struct QueryEvaluator {
     without_optimizations: bool,
     run_stats: bool,
     cancellation_token: Option<CancellationToken>,
+    step_marker: Option<NamedNode>,
 }
 
 impl QueryEvaluator {
@@ -323,6 +324,18 @@ impl QueryEvaluator {
     ) -> Self {
         self.custom_aggregate_functions
             .insert(name, Arc::new(evaluator));
+        self
+    }
+
+    /// rete: `BIND(name() AS ?v)`, `name` called without arguments, marks a step (change 29):
+    /// it binds nothing, and each row of the pattern it binds over is counted by
+    /// [`QueryableDataset::internal_step`] (by the join itself when the pattern is a join, left
+    /// join or lateral join), not by calling a function. The `BIND` keeps the optimizer from
+    /// reordering joins across it, so a plan made beforehand keeps its order.
+    #[inline]
+    #[must_use]
+    pub fn with_step_marker(mut self, name: NamedNode) -> Self {
+        self.step_marker = Some(name);
         self
     }
 
@@ -618,6 +631,7 @@ impl QueryEvaluator {
             dataset_spec,
             self.run_stats,
             explain,
+            self.step_marker.clone(),
         )
     }
 }

@@ -1211,3 +1211,113 @@ fn pattern_selectors_shared_by_every_lookup_bind_and_compare_as_before() {
         assert_eq!(select_in(&terms, "SELECT ?x ?y { ?a <p> <<( ?x <p> ?y )>> }", None, None), ["?x=<b> ?y=<c>"]);
     }
 }
+
+/// A dataset over a list of default-graph quads that counts the steps the evaluator asks it
+/// for (change 29) and refuses those past its limit.
+mod stepping {
+    use oxrdf::{Quad, Term};
+    use spareval::{InternalQuad, QueryableDataset};
+    use std::cell::Cell;
+
+    #[derive(Debug)]
+    pub struct Stopped;
+
+    impl std::fmt::Display for Stopped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("out of steps")
+        }
+    }
+
+    impl std::error::Error for Stopped {}
+
+    pub struct Stepping {
+        pub quads: Vec<Quad>,
+        pub steps: Cell<usize>,
+        pub limit: usize,
+    }
+
+    impl<'a> QueryableDataset<'a> for &'a Stepping {
+        type InternalTerm = Term;
+        type Error = Stopped;
+
+        fn internal_quads_for_pattern(
+            &self,
+            subject: Option<&Term>,
+            predicate: Option<&Term>,
+            object: Option<&Term>,
+            graph_name: Option<Option<&Term>>,
+        ) -> impl Iterator<Item = Result<InternalQuad<Term>, Stopped>> + use<'a> {
+            let stepping: &'a Stepping = self;
+            let found: Vec<_> = stepping
+                .quads
+                .iter()
+                .filter(|q| {
+                    subject.is_none_or(|s| *s == Term::from(q.subject.clone()))
+                        && predicate.is_none_or(|p| *p == Term::from(q.predicate.clone()))
+                        && object.is_none_or(|o| *o == q.object)
+                        && graph_name.is_none_or(|g| g.is_none())
+                })
+                .map(|q| Ok(InternalQuad { subject: q.subject.clone().into(), predicate: q.predicate.clone().into(), object: q.object.clone(), graph_name: None }))
+                .collect();
+            found.into_iter()
+        }
+
+        fn internalize_term(&self, term: Term) -> Result<Term, Stopped> {
+            Ok(term)
+        }
+
+        fn externalize_term(&self, term: Term) -> Result<Term, Stopped> {
+            Ok(term)
+        }
+
+        fn internal_step(&self) -> Result<(), Stopped> {
+            self.steps.set(self.steps.get() + 1);
+            if self.steps.get() > self.limit { Err(Stopped) } else { Ok(()) }
+        }
+    }
+}
+
+#[test]
+fn a_step_marker_counts_the_rows_under_it_and_binds_nothing() {
+    // Change 29: with a step marker, `BIND(<step>() AS ?h)` calls no function and binds
+    // nothing; each row of the pattern under it (a join's rows counted by the join itself) is
+    // one `internal_step`, and a refused step turns its row into the error.
+    use stepping::Stepping;
+    let quads = dataset(&[("a", "p", "b", ""), ("b", "q", "c", ""), ("b", "q", "d", ""), ("x", "p", "y", "")]).iter().map(|q| q.into_owned()).collect();
+    let data = Stepping { quads, steps: std::cell::Cell::new(0), limit: usize::MAX };
+    let evaluator = QueryEvaluator::new().with_step_marker(iri("step"));
+    let run = |data: &Stepping, query: &str| -> Vec<Result<String, String>> {
+        data.steps.set(0);
+        let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+        let QueryResults::Solutions(solutions) = evaluator.prepare(&query).execute(data).unwrap() else { panic!("not a SELECT") };
+        solutions
+            .map(|s| {
+                s.map(|s| s.iter().map(|(v, t)| format!("{v}={t}")).collect::<Vec<_>>().join(" ").replace("http://example.org/", ""))
+                    .map_err(|e| e.to_string())
+            })
+            .collect()
+    };
+    let ok = |rows: &[&str]| rows.iter().map(|r| Ok(r.to_string())).collect::<Vec<Result<String, String>>>();
+    // A join: two rows, two steps.
+    assert_eq!(run(&data, "SELECT * { { ?s <p> ?m . ?m <q> ?o } BIND(<step>() AS ?h) } ORDER BY ?o"), ok(&["?m=<b> ?o=<c> ?s=<a>", "?m=<b> ?o=<d> ?s=<a>"]));
+    assert_eq!(data.steps.get(), 2);
+    // A left join: three rows, one without ?o.
+    assert_eq!(
+        run(&data, "SELECT ?s ?o { { ?s <p> ?m OPTIONAL { ?m <q> ?o } } BIND(<step>() AS ?h) } ORDER BY ?s ?o"),
+        ok(&["?s=<a> ?o=<c>", "?s=<a> ?o=<d>", "?s=<x>"])
+    );
+    assert_eq!(data.steps.get(), 3);
+    // A left join whose right side matches nothing still counts its left rows.
+    assert_eq!(run(&data, "SELECT ?s { { ?s <p> ?m OPTIONAL { ?m <r> ?o } } BIND(<step>() AS ?h) } ORDER BY ?s"), ok(&["?s=<a>", "?s=<x>"]));
+    assert_eq!(data.steps.get(), 2);
+    // Not a join: counted all the same; inside EXISTS: per row of the join there.
+    assert_eq!(run(&data, "SELECT ?s { ?s <p> ?o BIND(<step>() AS ?h) } ORDER BY ?s"), ok(&["?s=<a>", "?s=<x>"]));
+    assert_eq!(data.steps.get(), 2);
+    assert_eq!(run(&data, "SELECT ?s { ?s <p> ?m FILTER EXISTS { { ?m <q> ?o . ?s <p> ?m } BIND(<step>() AS ?h) } }"), ok(&["?s=<a>"]));
+    assert_eq!(data.steps.get(), 1, "EXISTS pulls one row of its join, and that row is counted");
+    // Past the limit the row is an error.
+    let data = Stepping { limit: 1, ..data };
+    let rows = run(&data, "SELECT ?o { { ?s <p> ?m . ?m <q> ?o } BIND(<step>() AS ?h) }");
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].is_ok() && rows[1].as_ref().is_err_and(|e| e.contains("out of steps")), "{rows:?}");
+}
