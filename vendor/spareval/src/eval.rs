@@ -1943,7 +1943,17 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 // held the projected ones, so the inner patterns' tuples, its clones, grew
                 // (an allocation and a reallocation per row).
                 let inner_size = inner_encoded_variables.len().max(mapping.len());
+                // rete (change 30): over one quad pattern with no variable but projected ones
+                // (LUBM q14's `SELECT ?X WHERE { ?X a C }`), each solution is already the cut
+                // one: its tuple has no position past the projection and ends at a set one
+                // (only `set` grows it). The pattern's iterator is handed on as it is.
+                let returns_child = keeps_positions
+                    && inner_size == mapping.len()
+                    && matches!(inner.as_ref(), GraphPattern::QuadPattern { .. });
                 Rc::new(move |from| {
+                    if returns_child && from.is_empty() {
+                        return child(InternalTuple::with_capacity(inner_size));
+                    }
                     if keeps_positions && from.is_empty() {
                         let width = mapping.len();
                         return Box::new(child(InternalTuple::with_capacity(inner_size)).map(

@@ -1098,6 +1098,41 @@ fn a_select_projection_cuts_the_inner_solutions_to_its_variables() {
     );
 }
 
+#[test]
+fn a_select_over_one_quad_pattern_hands_on_its_solutions() {
+    // Change 30: a SELECT's projection over one quad pattern with no other variable hands the
+    // pattern's solutions on as they are; each must be what change 26's cut made of it.
+    use spareval::InternalQueryResults;
+    let data = dataset(&[("a", "p", "b", ""), ("b", "p", "c", ""), ("c", "p", "c", ""), ("a", "q", "b", "g"), ("b", "q", "b", "g")]);
+    let parse = |query: &str| SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+    let evaluator = QueryEvaluator::new();
+    let tuples = |query: &str| {
+        let InternalQueryResults::Solutions(internal) = evaluator.prepare(&parse(query)).execute_internal(&data).unwrap() else { panic!("not internal") };
+        internal.map(|t| (0..4).map(|i| t.as_ref().unwrap().get(i).is_some()).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    // Every projected variable bound, in either order; a projected variable the pattern does
+    // not have stays unset and is not a position of the tuple.
+    assert_eq!(tuples("SELECT ?x ?y { ?x <p> ?y }"), vec![vec![true, true, false, false]; 3]);
+    assert_eq!(tuples("SELECT ?y ?x { ?x <p> ?y }"), vec![vec![true, true, false, false]; 3]);
+    assert_eq!(tuples("SELECT ?x ?z { ?x <p> <c> }"), vec![vec![true, false, false, false]; 2]);
+    assert_eq!(select(&data, "SELECT ?x ?z { ?x <p> <c> }"), ["?x=<http://example.org/b>", "?x=<http://example.org/c>"]);
+    assert_eq!(select(&data, "SELECT ?y ?x { ?x <p> ?y }").len(), 3);
+    // A variable twice in the pattern, a graph variable, DISTINCT over the solutions as stored
+    // (one that never had ?z equals one from VALUES), and a count of them.
+    assert_eq!(select(&data, "SELECT ?x { ?x <p> ?x }"), ["?x=<http://example.org/c>"]);
+    assert_eq!(
+        select(&data, "SELECT ?g ?s ?o { GRAPH ?g { ?s <q> ?o } }"),
+        ["?g=<http://example.org/g> ?o=<http://example.org/b> ?s=<http://example.org/a>", "?g=<http://example.org/g> ?o=<http://example.org/b> ?s=<http://example.org/b>"]
+    );
+    assert_eq!(
+        select(&data, "SELECT DISTINCT ?x ?z { { SELECT ?x ?z { ?x <p> <c> } } UNION { VALUES ?x { <b> } } }"),
+        ["?x=<http://example.org/b>", "?x=<http://example.org/c>"]
+    );
+    assert_eq!(select(&data, "SELECT (COUNT(DISTINCT *) AS ?n) { SELECT ?x ?z { ?x <p> <c> } }"), ["?n=\"2\"^^<http://www.w3.org/2001/XMLSchema#integer>"]);
+    // A projection over one pattern inside a join (a bound tuple) still maps its variables.
+    assert_eq!(select(&data, "SELECT ?x ?w { ?x <p> ?y { SELECT ?y ?w { ?y <p> ?w } } }").len(), 3);
+}
+
 /// Counts this thread's reallocations (change 28's test), for all of this binary's tests.
 mod reallocations {
     use std::alloc::{GlobalAlloc, Layout, System};
