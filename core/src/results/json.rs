@@ -13,6 +13,12 @@
 //! from its dictionary bytes without a `Term` being built, the IRI's
 //! `String` and the row's `Vec` of terms that were a third of LUBM q14's
 //! Worker CPU (docs/BENCHMARK.md "Session 21").
+//! A string of at least 16 bytes of ASCII from 0x20 on without `"` or `\`
+//! (LUBM's IRIs, most lexical forms) is checked and copied 16 bytes at a
+//! time in one pass ([`copy_plain_string`]); any other is checked to be
+//! UTF-8 and then escaped, two more walks over its bytes, each of whose
+//! loads and stores costs the Worker's wasm a bounds check (issue 14,
+//! docs/BENCHMARK.md "Session 24").
 
 use crate::FormatError;
 use crate::format::term::{LiteralParts, TermKind, corrupt_term, decode_term, encoded_kind, literal_parts};
@@ -21,6 +27,7 @@ use json_event_parser::write_escaped_json_string;
 use oxrdf::vocab::xsd;
 use oxrdf::{BaseDirection, TermRef};
 use std::io::{self, Write};
+use std::str::Utf8Error;
 
 /// Writes a solution sequence as SPARQL JSON, one row at a time.
 pub struct JsonSolutionsWriter<W: Write> {
@@ -142,12 +149,13 @@ impl JsonRow {
 
 /// One RDF term as a SPARQL JSON object, keys in sparesults' order.
 fn write_term(row: &mut Vec<u8>, term: TermRef<'_>) {
-    match term {
-        TermRef::NamedNode(node) => write_iri(row, node.as_str()),
-        TermRef::BlankNode(node) => write_blank_node(row, node.as_str()),
+    // Checked text is never `Err`.
+    let _ = match term {
+        TermRef::NamedNode(node) => write_iri(row, Text::Checked(node.as_str())),
+        TermRef::BlankNode(node) => write_blank_node(row, Text::Checked(node.as_str())),
         TermRef::Literal(literal) => match literal.language() {
-            Some(language) => write_language_literal(row, literal.value(), language, literal.direction()),
-            None => write_typed_literal(row, literal.value(), literal.datatype().as_str()),
+            Some(language) => write_language_literal(row, Text::Checked(literal.value()), language, literal.direction()),
+            None => write_typed_literal(row, Text::Checked(literal.value()), literal.datatype().as_str()),
         },
         TermRef::Triple(triple) => {
             row.extend_from_slice(br#"{"type":"triple","value":{"subject":"#);
@@ -157,43 +165,56 @@ fn write_term(row: &mut Vec<u8>, term: TermRef<'_>) {
             row.extend_from_slice(br#","object":"#);
             write_term(row, triple.object.as_ref());
             row.extend_from_slice(b"}}");
+            Ok(())
         }
-    }
+    };
 }
 
 /// An encoded term (FORMAT.md §5.1) as [`write_term`] writes its decoded
 /// term: from the bytes for IRIs, blank nodes and literals, whose text is
 /// checked to be UTF-8 as the decode checks it; a triple term is decoded.
 fn write_encoded_term(row: &mut Vec<u8>, encoded: &[u8]) -> Result<(), FormatError> {
-    let text = |bytes| std::str::from_utf8(bytes).map_err(|_| corrupt_term(encoded, "invalid UTF-8"));
-    match literal_parts(encoded)? {
-        Some(LiteralParts::Simple { lexical }) => write_typed_literal(row, text(lexical)?, xsd::STRING.as_str()),
-        Some(LiteralParts::Language { language, direction, lexical }) => write_language_literal(row, text(lexical)?, language, direction),
-        Some(LiteralParts::Typed { datatype, lexical }) => write_typed_literal(row, text(lexical)?, datatype),
+    let written = match literal_parts(encoded)? {
+        Some(LiteralParts::Simple { lexical }) => write_typed_literal(row, Text::Unchecked(lexical), xsd::STRING.as_str()),
+        Some(LiteralParts::Language { language, direction, lexical }) => write_language_literal(row, Text::Unchecked(lexical), language, direction),
+        Some(LiteralParts::Typed { datatype, lexical }) => write_typed_literal(row, Text::Unchecked(lexical), datatype),
         None => match encoded_kind(encoded)? {
-            TermKind::Iri => write_iri(row, text(&encoded[1..])?),
-            TermKind::BlankNode => write_blank_node(row, text(&encoded[1..])?),
-            TermKind::Literal | TermKind::TripleTerm => write_term(row, decode_term(encoded)?.as_ref()),
+            TermKind::Iri => write_iri(row, Text::Unchecked(&encoded[1..])),
+            TermKind::BlankNode => write_blank_node(row, Text::Unchecked(&encoded[1..])),
+            TermKind::Literal | TermKind::TripleTerm => {
+                write_term(row, decode_term(encoded)?.as_ref());
+                Ok(())
+            }
         },
-    }
+    };
+    written.map_err(|_| corrupt_term(encoded, "invalid UTF-8"))
+}
+
+/// A string to write: text, or bytes from the dictionary still to be
+/// checked to be UTF-8, which only those needing more than a copy are.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    Checked(&'a str),
+    Unchecked(&'a [u8]),
+}
+
+fn write_iri(row: &mut Vec<u8>, iri: Text<'_>) -> Result<(), Utf8Error> {
+    row.extend_from_slice(br#"{"type":"uri","value":"#);
+    write_string(row, iri)?;
+    row.push(b'}');
     Ok(())
 }
 
-fn write_iri(row: &mut Vec<u8>, iri: &str) {
-    row.extend_from_slice(br#"{"type":"uri","value":"#);
-    escape(iri, row);
-    row.push(b'}');
-}
-
-fn write_blank_node(row: &mut Vec<u8>, id: &str) {
+fn write_blank_node(row: &mut Vec<u8>, id: Text<'_>) -> Result<(), Utf8Error> {
     row.extend_from_slice(br#"{"type":"bnode","value":"#);
-    escape(id, row);
+    write_string(row, id)?;
     row.push(b'}');
+    Ok(())
 }
 
-fn write_language_literal(row: &mut Vec<u8>, value: &str, language: &str, direction: Option<BaseDirection>) {
+fn write_language_literal(row: &mut Vec<u8>, value: Text<'_>, language: &str, direction: Option<BaseDirection>) -> Result<(), Utf8Error> {
     row.extend_from_slice(br#"{"type":"literal","value":"#);
-    escape(value, row);
+    write_string(row, value)?;
     row.extend_from_slice(br#","xml:lang":"#);
     escape(language, row);
     match direction {
@@ -202,20 +223,102 @@ fn write_language_literal(row: &mut Vec<u8>, value: &str, language: &str, direct
         None => {}
     }
     row.push(b'}');
+    Ok(())
 }
 
 /// A literal without a language tag; `xsd:string` is written without its datatype.
-fn write_typed_literal(row: &mut Vec<u8>, value: &str, datatype: &str) {
+fn write_typed_literal(row: &mut Vec<u8>, value: Text<'_>, datatype: &str) -> Result<(), Utf8Error> {
     row.extend_from_slice(br#"{"type":"literal","value":"#);
-    escape(value, row);
+    write_string(row, value)?;
     if datatype != xsd::STRING.as_str() {
         row.extend_from_slice(br#","datatype":"#);
         escape(datatype, row);
     }
     row.push(b'}');
+    Ok(())
 }
 
-/// Escapes `text` into `row`; writing into a `Vec` cannot fail.
+/// Writes `text` as a JSON string: copied when it is plain
+/// ([`copy_plain_string`]), else checked to be UTF-8 if it was not and
+/// escaped; `Err` when unchecked bytes are not UTF-8.
+fn write_string(row: &mut Vec<u8>, text: Text<'_>) -> Result<(), Utf8Error> {
+    let text = match text {
+        Text::Checked(text) if copy_plain_string(row, text.as_bytes()) => return Ok(()),
+        Text::Unchecked(bytes) if copy_plain_string(row, bytes) => return Ok(()),
+        Text::Checked(text) => text,
+        Text::Unchecked(bytes) => std::str::from_utf8(bytes)?,
+    };
+    escape(text, row);
+    Ok(())
+}
+
+/// Bytes checked and copied at a time by [`copy_plain_string`].
+const LANES: usize = 16;
+
+/// Writes `bytes` in quotes, as they are, when there are at least
+/// [`LANES`] of them and each is ASCII from 0x20 on other than `"` and `\`
+/// (valid UTF-8 that JSON writes as it is), and says whether it did; else
+/// writes nothing. One pass, [`LANES`] bytes at a time (the last ones as
+/// the window ending at the last byte), instead of `from_utf8`'s and the
+/// escaper's, and the copy of a run of fixed length, which wasm does
+/// without calling out of its code (a `memory.copy` is a call into V8).
+fn copy_plain_string(row: &mut Vec<u8>, bytes: &[u8]) -> bool {
+    let Some(last_window) = bytes.last_chunk::<LANES>() else { return false };
+    let (chunks, tail) = bytes.as_chunks::<LANES>();
+    let start = row.len();
+    row.reserve(bytes.len() + 2);
+    row.push(b'"');
+    for chunk in chunks {
+        if !is_plain(chunk) {
+            row.truncate(start);
+            return false;
+        }
+        row.extend_from_slice(chunk);
+    }
+    if !tail.is_empty() {
+        if !is_plain(last_window) {
+            row.truncate(start);
+            return false;
+        }
+        // The window's first bytes were just copied: copy it whole over them.
+        row.truncate(row.len() - (LANES - tail.len()));
+        row.extend_from_slice(last_window);
+    }
+    row.push(b'"');
+    true
+}
+
+/// Whether every byte is ASCII from 0x20 on (0x20–0x7F) other than `"` and
+/// `\`: as a signed byte ≥ 0x20 (bytes from 0x80 are negative), not equal
+/// to either. In the Worker's wasm, with SIMD's 16-byte vectors.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn is_plain(chunk: &[u8; LANES]) -> bool {
+    use core::arch::wasm32::{i8x16_eq, i8x16_lt, i8x16_splat, u8x16, u8x16_splat, v128_any_true, v128_or};
+    let c = chunk;
+    // Compiled to one `v128.load`.
+    let bytes = u8x16(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]);
+    let control_or_not_ascii = i8x16_lt(bytes, i8x16_splat(0x20));
+    let quote_or_backslash = v128_or(i8x16_eq(bytes, u8x16_splat(b'"')), i8x16_eq(bytes, u8x16_splat(b'\\')));
+    !v128_any_true(v128_or(control_or_not_ascii, quote_or_backslash))
+}
+
+/// Whether every byte is ASCII from 0x20 on (0x20–0x7F) other than `"` and
+/// `\`, in two 64-bit words: a byte's high bit is set in the byte (0x80
+/// and up) or in the byte less 0x20 (below 0x20; a borrow only comes from
+/// such a byte), and `"` and `\` by the "has a zero byte" test, exact for
+/// whether any byte is.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn is_plain(chunk: &[u8; LANES]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES * 0x80;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let flags = |x: u64| ((x | x.wrapping_sub(ONES * 0x20)) & HIGHS) | zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\')));
+    let (words, _) = chunk.as_chunks::<8>();
+    words.iter().fold(0, |found, &word| found | flags(u64::from_le_bytes(word))) == 0
+}
+
+/// Escapes `text` into `row` (json-event-parser's escaper, sparesults' own);
+/// writing into a `Vec` cannot fail.
 fn escape(text: &str, row: &mut Vec<u8>) {
     let _ = write_escaped_json_string(text, row);
 }
@@ -247,7 +350,7 @@ mod tests {
     fn terms() -> Vec<Term> {
         let iri = |s: &str| NamedNode::new_unchecked(s);
         let strings = ["", "plain", "quote \" and \\ backslash", "lines\nand\ttabs\r\u{8}\u{c}", "\u{0}\u{1f}\u{7f}", "é ü 日本 🦀", "a long enough string to cross the eight-byte words\"at an odd place"];
-        let mut terms: Vec<Term> = vec![iri("http://example.org/s").into(), iri("http://ex.org/a\"b").into(), BlankNode::new_unchecked("b0").into()];
+        let mut terms: Vec<Term> = vec![iri("http://example.org/s").into(), iri("http://www.Department0.University0.edu/UndergraduateStudent100").into(), iri("http://ex.org/a\"b").into(), BlankNode::new_unchecked("b0").into()];
         for s in strings {
             terms.push(Literal::new_simple_literal(s).into());
             terms.push(Literal::new_language_tagged_literal_unchecked(s, "en-GB").into());
@@ -283,6 +386,44 @@ mod tests {
         let empty: Arc<[Variable]> = Vec::new().into();
         let unit = [QuerySolution::from((empty.clone(), Vec::new())), QuerySolution::from((empty, Vec::new()))];
         assert_eq!(ours(&[], &unit), sparesults(&[], &unit));
+    }
+
+    /// Strings copied whole or escaped are written as the escaper writes
+    /// them, with each byte that stops the copy at every place of strings
+    /// shorter than, as long as and longer than the copy's 16 bytes.
+    #[test]
+    fn plain_strings_are_written_as_the_escaper_writes_them() {
+        let stoppers = ["\"", "\\", "\u{0}", "\n", "\u{1f}", "é", "日", "🦀"];
+        let mut strings: Vec<String> = Vec::new();
+        for length in 0..50 {
+            let plain: String = (0..length).map(|i| char::from(b' ' + (i * 7 % 95) as u8)).filter(|c| !matches!(c, '"' | '\\')).collect();
+            strings.push(plain.clone());
+            for place in 0..=plain.len() {
+                for stopper in stoppers {
+                    strings.push(format!("{}{stopper}{}", &plain[..place], &plain[place..]));
+                }
+            }
+        }
+        strings.push("\u{7f}".repeat(40));
+        for string in &strings {
+            let mut expected = b"[".to_vec();
+            write_escaped_json_string(string, &mut expected).unwrap();
+            for text in [Text::Checked(string), Text::Unchecked(string.as_bytes())] {
+                let mut row = b"[".to_vec();
+                write_string(&mut row, text).unwrap();
+                assert_eq!(row, expected, "{string:?}");
+            }
+        }
+        // Bytes that are not UTF-8, wherever they are, are an error.
+        for length in [0, 15, 16, 17, 33] {
+            for place in 0..=length {
+                for bad in [&[0xff][..], &[0xc3], &[0xe6, 0x97], &[0x80]] {
+                    let mut bytes = vec![b'a'; length];
+                    bytes.splice(place..place, bad.iter().copied());
+                    assert!(write_string(&mut Vec::new(), Text::Unchecked(&bytes)).is_err(), "{bytes:?}");
+                }
+            }
+        }
     }
 
     #[test]
