@@ -93,6 +93,11 @@ pub(crate) struct StoreDataset<'a, S> {
     /// start (`internal_term_rank`), looked up once a term of a ranked kind
     /// is ranked; `None` when a block they need is missing.
     rank_bounds: OnceCell<Option<[TermId; 3]>>,
+    /// The box of the last check's scan (`internal_contains_quad`), for the next
+    /// lookup's: a join checks each of its rows against a pattern with every
+    /// position bound, and allocating and freeing a box per check costs the
+    /// Worker's allocator (dlmalloc) more than native's (issue 14).
+    spare_quads: RefCell<Option<Box<QuadIter<'a, S>>>>,
 }
 
 /// The term kinds whose ids are in ORDER BY's order among themselves
@@ -170,7 +175,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), lexical_objects: RefCell::default(), restriction: None, rank_bounds: OnceCell::new() }
+        Self { store, meter, speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), lexical_objects: RefCell::default(), restriction: None, rank_bounds: OnceCell::new(), spare_quads: RefCell::default() }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -370,6 +375,17 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         }
     }
 
+    /// `quads` in the spare box when there is one (`spare_quads`), else in a new one.
+    fn boxed(&self, quads: QuadIter<'a, S>) -> Box<QuadIter<'a, S>> {
+        match self.spare_quads.borrow_mut().take() {
+            Some(mut spare) => {
+                *spare = quads;
+                spare
+            }
+            None => Box::new(quads),
+        }
+    }
+
     /// Asks for the quad blocks a pattern with pending terms would read, so
     /// they come in the same round as the terms' dictionary blocks.
     fn speculate(&self, bounds: [&Bound; 3]) {
@@ -414,17 +430,9 @@ impl<S: RangeSource> StoreDataset<'_, S> {
     }
 }
 
-impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
-    type InternalTerm = InternalTerm;
-    type Error = Stopped;
-
-    fn internal_quads_for_pattern(
-        &self,
-        subject: Option<&InternalTerm>,
-        predicate: Option<&InternalTerm>,
-        object: Option<&InternalTerm>,
-        graph_name: Option<Option<&InternalTerm>>,
-    ) -> impl Iterator<Item = Result<InternalQuad<InternalTerm>, Stopped>> + use<'a, S> {
+impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
+    /// The quads of a pattern (`QueryableDataset::internal_quads_for_pattern`).
+    fn scan(&self, subject: Option<&InternalTerm>, predicate: Option<&InternalTerm>, object: Option<&InternalTerm>, graph_name: Option<Option<&InternalTerm>>) -> Scan<'a, S> {
         let mut bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
         // The objects of a lexical-form FILTER, read one after another from
         // the first (`bounds[2]`).
@@ -464,7 +472,7 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                Some(Box::new(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph })))
+                Some(self.boxed(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph })))
             }
             _ => None,
         };
@@ -474,6 +482,32 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         };
         let merged = self.union_default_graph && graph_name == Some(None);
         Scan { store: self.store, quads, each, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
+    }
+}
+
+impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
+    type InternalTerm = InternalTerm;
+    type Error = Stopped;
+
+    fn internal_quads_for_pattern(
+        &self,
+        subject: Option<&InternalTerm>,
+        predicate: Option<&InternalTerm>,
+        object: Option<&InternalTerm>,
+        graph_name: Option<Option<&InternalTerm>>,
+    ) -> impl Iterator<Item = Result<InternalQuad<InternalTerm>, Stopped>> + use<'a, S> {
+        self.scan(subject, predicate, object, graph_name)
+    }
+
+    /// The first quad of the pattern's scan, as spareval would take it, and
+    /// the scan's box kept for the next lookup (`spare_quads`).
+    fn internal_contains_quad(&self, subject: &InternalTerm, predicate: &InternalTerm, object: &InternalTerm, graph_name: Option<&InternalTerm>) -> Result<bool, Stopped> {
+        let mut scan = self.scan(Some(subject), Some(predicate), Some(object), Some(graph_name));
+        let found = scan.next().transpose()?.is_some();
+        if let Some(quads) = scan.quads.take() {
+            *self.spare_quads.borrow_mut() = Some(quads);
+        }
+        Ok(found)
     }
 
     fn internal_named_graphs(&self) -> impl Iterator<Item = Result<InternalTerm, Stopped>> + use<'a, S> {

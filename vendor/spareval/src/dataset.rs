@@ -119,6 +119,31 @@ pub trait QueryableDataset<'a>: Sized + 'a {
         Ok(())
     }
 
+    /// rete: whether one graph (`graph_name`: `None` the default graph, `Some` a named graph)
+    /// holds the quad. The evaluator asks this instead of [`Self::internal_quads_for_pattern`]
+    /// when a quad pattern's every position is already bound (a join's check of a row),
+    /// so that no iterator is made for the lookup (change 31). It must say what the first quad
+    /// [`Self::internal_quads_for_pattern`] gives for the same terms says, with the same
+    /// side effects (its errors, what it counts); the default asks that.
+    fn internal_contains_quad(
+        &self,
+        subject: &Self::InternalTerm,
+        predicate: &Self::InternalTerm,
+        object: &Self::InternalTerm,
+        graph_name: Option<&Self::InternalTerm>,
+    ) -> Result<bool, Self::Error> {
+        Ok(self
+            .internal_quads_for_pattern(
+                Some(subject),
+                Some(predicate),
+                Some(object),
+                Some(graph_name),
+            )
+            .next()
+            .transpose()?
+            .is_some())
+    }
+
     /// rete: a function of one stored term answered from the dataset's own encoding of
     /// it, without building its value ([`Self::externalize_expression_term`]): LANG,
     /// DATATYPE, isIRI, isBlank, isLiteral and STRLEN read only its kind, language tag,

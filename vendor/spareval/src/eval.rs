@@ -245,6 +245,47 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
         }
     }
 
+    /// rete (change 31): whether the quad is in the graphs [`Self::internal_quads_for_pattern`]
+    /// reads for `graph_name` (`Some(None)`: the query's default graph), when those are one
+    /// graph, which holds the quad at most once; `None` when they are several (each graph
+    /// holding the quad gives a solution) or any named graph (`graph_name` `None`).
+    fn contains_quad(
+        &self,
+        subject: &D::InternalTerm,
+        predicate: &D::InternalTerm,
+        object: &D::InternalTerm,
+        graph_name: Option<Option<&D::InternalTerm>>,
+    ) -> Option<Result<bool, QueryEvaluationError>> {
+        let graph = match graph_name? {
+            Some(graph_name) => {
+                if !self
+                    .specification
+                    .named
+                    .as_ref()
+                    .is_none_or(|d| d.contains(graph_name))
+                {
+                    return Some(Ok(false));
+                }
+                Some(graph_name)
+            }
+            None => match self.specification.default.as_deref() {
+                Some([graph]) => graph.as_ref(),
+                _ => return None,
+            },
+        };
+        Some(
+            match self
+                .dataset
+                .internal_contains_quad(subject, predicate, object, graph)
+            {
+                // As the lazy lookup's cancellation `Map` checks each quad it hands on.
+                Ok(true) => self.cancellation_token.ensure_alive().map(|()| true),
+                Ok(false) => Ok(false),
+                Err(e) => Err(QueryEvaluationError::Dataset(Box::new(e))),
+            },
+        )
+    }
+
     fn internal_named_graphs(
         &self,
     ) -> Box<dyn Iterator<Item = Result<D::InternalTerm, QueryEvaluationError>> + 'a> {
@@ -957,6 +998,26 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     } else {
                         Some(None) // default graph
                     };
+                    // rete (change 31): every position bound (a join's check of its row): the
+                    // only solution there can be is the row itself, moved on, not cloned.
+                    if selectors.plain {
+                        if let (Some(subject), Some(predicate), Some(object)) =
+                            (&input_subject, &input_predicate, &input_object)
+                        {
+                            if let Some(found) = dataset.contains_quad(
+                                subject,
+                                predicate,
+                                object,
+                                input_graph_name.as_ref().map(|g| g.as_ref()),
+                            ) {
+                                return match found {
+                                    Ok(true) => Box::new(once(Ok(from))),
+                                    Ok(false) => Box::new(empty()),
+                                    Err(e) => Box::new(once(Err(e))),
+                                };
+                            }
+                        }
+                    }
                     let iter = dataset.internal_quads_for_pattern(
                         input_subject.as_ref(),
                         input_predicate.as_ref(),
@@ -3673,6 +3734,9 @@ struct PatternSelectors<T> {
     /// One past the last tuple position the pattern binds: the capacity of each solution it
     /// makes, which would otherwise grow (reallocate) as its values are set.
     width: usize,
+    /// rete (change 31): no triple term with variables in it: a position with a value is
+    /// matched by that value alone, so a lookup with all four bound binds nothing.
+    plain: bool,
 }
 
 impl<T> PatternSelectors<T> {
@@ -3688,12 +3752,17 @@ impl<T> PatternSelectors<T> {
             .map(TupleSelector::width)
             .max()
             .unwrap_or(0);
+        let plain = [&subject, &predicate, &object]
+            .into_iter()
+            .chain(graph_name.as_ref())
+            .all(|selector| matches!(selector, TupleSelector::Constant(_) | TupleSelector::Variable(_)));
         Self {
             subject,
             predicate,
             object,
             graph_name,
             width,
+            plain,
         }
     }
 }

@@ -1356,3 +1356,127 @@ fn a_step_marker_counts_the_rows_under_it_and_binds_nothing() {
     assert_eq!(rows.len(), 2);
     assert!(rows[0].is_ok() && rows[1].as_ref().is_err_and(|e| e.contains("out of steps")), "{rows:?}");
 }
+
+/// A dataset over a list of quads that counts the lookups the evaluator makes and the checks of
+/// one quad it asks for (change 31).
+mod checking {
+    use oxrdf::{GraphName, Quad, Term};
+    use spareval::{InternalQuad, QueryableDataset};
+    use std::cell::Cell;
+    use std::convert::Infallible;
+
+    pub struct Checking {
+        pub quads: Vec<Quad>,
+        pub lookups: Cell<usize>,
+        pub checks: Cell<usize>,
+    }
+
+    fn graph_term(graph: &GraphName) -> Option<Term> {
+        match graph {
+            GraphName::NamedNode(node) => Some(node.clone().into()),
+            GraphName::BlankNode(node) => Some(node.clone().into()),
+            GraphName::DefaultGraph => None,
+        }
+    }
+
+    impl<'a> QueryableDataset<'a> for &'a Checking {
+        type InternalTerm = Term;
+        type Error = Infallible;
+
+        fn internal_quads_for_pattern(
+            &self,
+            subject: Option<&Term>,
+            predicate: Option<&Term>,
+            object: Option<&Term>,
+            graph_name: Option<Option<&Term>>,
+        ) -> impl Iterator<Item = Result<InternalQuad<Term>, Infallible>> + use<'a> {
+            self.lookups.set(self.lookups.get() + 1);
+            let checking: &'a Checking = self;
+            let found: Vec<_> = checking
+                .quads
+                .iter()
+                .filter(|q| {
+                    let graph = graph_term(&q.graph_name);
+                    subject.is_none_or(|s| *s == Term::from(q.subject.clone()))
+                        && predicate.is_none_or(|p| *p == Term::from(q.predicate.clone()))
+                        && object.is_none_or(|o| *o == q.object)
+                        && match graph_name {
+                            None => graph.is_some(),
+                            Some(g) => g == graph.as_ref(),
+                        }
+                })
+                .map(|q| Ok(InternalQuad { subject: q.subject.clone().into(), predicate: q.predicate.clone().into(), object: q.object.clone(), graph_name: graph_term(&q.graph_name) }))
+                .collect();
+            found.into_iter()
+        }
+
+        fn internal_contains_quad(&self, subject: &Term, predicate: &Term, object: &Term, graph_name: Option<&Term>) -> Result<bool, Infallible> {
+            self.checks.set(self.checks.get() + 1);
+            Ok(self.quads.iter().any(|q| {
+                *subject == Term::from(q.subject.clone()) && *predicate == Term::from(q.predicate.clone()) && *object == q.object && graph_name == graph_term(&q.graph_name).as_ref()
+            }))
+        }
+
+        fn internalize_term(&self, term: Term) -> Result<Term, Infallible> {
+            Ok(term)
+        }
+
+        fn externalize_term(&self, term: Term) -> Result<Term, Infallible> {
+            Ok(term)
+        }
+    }
+}
+
+#[test]
+fn a_lookup_with_every_position_bound_is_a_check_of_one_quad() {
+    // Change 31: a quad pattern whose every position is bound (a constant, or a variable the row
+    // already binds) in one graph asks the dataset whether it holds that quad, and its solution
+    // is the row itself; with a free position, or over several graphs, it looks the pattern up.
+    use checking::Checking;
+    let quads = dataset(&[("a", "p", "b", ""), ("b", "q", "a", ""), ("b", "p", "c", ""), ("a", "p", "b", "g1"), ("a", "p", "b", "g2"), ("c", "q", "a", "g1")])
+        .iter()
+        .map(|q| q.into_owned())
+        .collect();
+    let data = Checking { quads, lookups: std::cell::Cell::new(0), checks: std::cell::Cell::new(0) };
+    let run = |query: &str, default: Option<&[&str]>| -> (Vec<String>, usize, usize) {
+        data.lookups.set(0);
+        data.checks.set(0);
+        let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+        let evaluator = QueryEvaluator::new();
+        let mut prepared = evaluator.prepare(&query);
+        if let Some(graphs) = default {
+            prepared.dataset_mut().set_default_graph(graphs.iter().map(|g| iri(g).into()).collect());
+        }
+        let rows = match prepared.execute(&data).unwrap() {
+            QueryResults::Solutions(solutions) => {
+                let mut rows: Vec<String> = solutions
+                    .map(|s| {
+                        let mut row: Vec<String> = s.unwrap().iter().map(|(v, t)| format!("{v}={t}")).collect();
+                        row.sort();
+                        row.join(" ").replace("http://example.org/", "")
+                    })
+                    .collect();
+                rows.sort();
+                rows
+            }
+            QueryResults::Boolean(value) => vec![value.to_string()],
+            QueryResults::Graph(_) => panic!("not a SELECT or ASK"),
+        };
+        (rows, data.lookups.get(), data.checks.get())
+    };
+    // Constants only: one check, in the default graph or the one named.
+    assert_eq!(run("ASK { <a> <p> <b> }", None), (vec!["true".to_owned()], 0, 1));
+    assert_eq!(run("ASK { <a> <p> <c> }", None), (vec!["false".to_owned()], 0, 1));
+    assert_eq!(run("SELECT * { GRAPH <g1> { <a> <p> <b> } }", None), (vec![String::new()], 0, 1));
+    assert_eq!(run("SELECT * { GRAPH <g1> { <b> <p> <c> } }", None), (vec![], 0, 1));
+    // A row's check: each row of the left side checked against the right side's quad.
+    assert_eq!(run("SELECT * { ?s <p> ?o LATERAL { ?o <q> ?s } }", None), (vec!["?o=<b> ?s=<a>".to_owned()], 1, 2));
+    assert_eq!(run("SELECT * { ?s <p> ?o LATERAL { GRAPH <g1> { ?s <p> ?o } } }", None), (vec!["?o=<b> ?s=<a>".to_owned()], 1, 2));
+    // A variable twice, bound by the row: the check is of the quad with it at both places.
+    assert_eq!(run("SELECT * { ?s <q> ?o LATERAL { ?s <p> ?s } }", None), (vec![], 1, 1));
+    // A graph variable the row leaves free: a lookup that binds it, one solution per graph.
+    assert_eq!(run("SELECT ?g { GRAPH ?g { <a> <p> <b> } }", None), (vec!["?g=<g1>".to_owned(), "?g=<g2>".to_owned()], 1, 0));
+    // A default graph of two graphs that both hold the quad: two solutions, as before.
+    assert_eq!(run("SELECT * { <a> <p> <b> }", Some(&["g1", "g2"])), (vec![String::new(), String::new()], 2, 0));
+    assert_eq!(run("SELECT * { <a> <p> <b> }", Some(&["g1"])), (vec![String::new()], 0, 1));
+}
