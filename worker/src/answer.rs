@@ -209,14 +209,18 @@ impl Out {
         }
     }
 
-    /// Called after each item: once [`CHUNK_BYTES`] are written, moves them
+    /// Whether a chunk is written, to be moved on by [`Self::move_chunk_on`].
+    /// Checked after each item: between chunks an item costs nothing more
+    /// here, no row is copied once more and no future is built (an `async`
+    /// call per row built and polled one; issue 14, docs/BENCHMARK.md
+    /// "Session 25: a large answer's copies in wasm").
+    fn chunk_written(&self) -> bool {
+        self.buf.0.borrow().len() >= CHUNK_BYTES
+    }
+
+    /// Once [`CHUNK_BYTES`] are written ([`Self::chunk_written`]), moves them
     /// on (kept as a chunk, or sent, waiting while the client is behind).
-    /// Between chunks an item costs nothing here: a row of a large answer
-    /// is not copied once more (issue 14).
-    async fn item_done(&mut self) -> Result<(), WriteFailure> {
-        if self.buf.0.borrow().len() < CHUNK_BYTES {
-            return Ok(());
-        }
+    async fn move_chunk_on(&mut self) -> Result<(), WriteFailure> {
         match &mut self.mode {
             Mode::Capture(_) => self.drain_capture(false),
             Mode::Stream(sender) => {
@@ -339,7 +343,9 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                     };
                     while let Some(written) = writer.serialize_next(&mut solutions) {
                         written?;
-                        out.item_done().await?;
+                        if out.chunk_written() {
+                            out.move_chunk_on().await?;
+                        }
                     }
                     writer.finish()?;
                 }
@@ -353,7 +359,9 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                         let cells: Vec<String> = variables.iter().map(|v| solution.get(v).map(|t| page.cell(t.as_ref())).unwrap_or_default()).collect();
                         out.text(&pages::query::row(&cells));
                         count += 1;
-                        out.item_done().await?;
+                        if out.chunk_written() {
+                            out.move_chunk_on().await?;
+                        }
                     }
                     out.text(&pages::query::table_end(count, "solutions"));
                 }
@@ -381,7 +389,9 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                         return Err(WriteFailure::TripleTerm(format));
                     }
                     serializer.serialize_triple(&triple)?;
-                    out.item_done().await?;
+                    if out.chunk_written() {
+                        out.move_chunk_on().await?;
+                    }
                 }
                 serializer.finish()?;
             }
@@ -394,7 +404,9 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                     let cells = [page.cell(triple.subject.as_ref().into()), page.predicate_cell(triple.predicate.as_ref()), page.cell(triple.object.as_ref())];
                     out.text(&pages::query::row(&cells));
                     count += 1;
-                    out.item_done().await?;
+                    if out.chunk_written() {
+                        out.move_chunk_on().await?;
+                    }
                 }
                 out.text(&pages::query::table_end(count, "triples"));
             }

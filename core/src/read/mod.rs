@@ -20,6 +20,7 @@ pub use cache::{BlockCache, CacheFull};
 pub use pattern::{GraphFilter, QuadIter, QuadPattern, QuadRanges};
 pub use keys::{Landing, PermutationKeys, RowCursor};
 pub use terms::{DictionaryTerms, TermCursor};
+pub(crate) use terms::{SHORT, extend_short};
 pub use tree::{Directory, Located};
 pub use rounds::{DEFAULT_GAP_BYTES, DEFAULT_MAX_ROUNDS, FetchPlan, Mark, RoundOptions, RoundStats, Rounds, Step, Unfetched, checked_prefix_length, open_in_rounds, run_in_rounds};
 

@@ -27,6 +27,29 @@ pub struct DictionaryTerms {
     len: usize,
 }
 
+/// The most bytes [`extend_short`] appends as one copy of fixed length.
+pub(crate) const SHORT: usize = 16;
+
+/// Appends `bytes` to `out`; `window` is the [`SHORT`] bytes starting with
+/// `bytes` when the slice they lie in holds that many. A short `bytes` is
+/// appended as the whole window, then cut back: in the Worker's wasm a copy
+/// whose length is known only at run time is a `memory.copy`, a call out of
+/// the wasm into V8 (~7 ns in Node 20's V8, ~3.5 ns for the window's vector
+/// load and store, 1M copies of 1–15 bytes), and a dictionary step or a JSON
+/// key appends a few bytes per answer row (issue 14, docs/BENCHMARK.md
+/// "Session 25: a large answer's copies in wasm").
+pub(crate) fn extend_short(out: &mut Vec<u8>, bytes: &[u8], window: Option<&[u8; SHORT]>) {
+    match window {
+        Some(window) if bytes.len() <= SHORT => {
+            debug_assert!(window.starts_with(bytes));
+            let end = out.len() + bytes.len();
+            out.extend_from_slice(window);
+            out.truncate(end);
+        }
+        _ => out.extend_from_slice(bytes),
+    }
+}
+
 /// Where the last [`DictionaryTerms::get_at`] in a block ended.
 #[derive(Debug, Default)]
 pub struct TermCursor {
@@ -132,9 +155,10 @@ impl DictionaryTerms {
                 }
             };
         }
-        let mut entries = Cursor::new(self.coded.get(cursor.next..)?);
+        let coded = self.coded.get(cursor.next..)?;
+        let mut entries = Cursor::new(coded);
         for _ in cursor.position..position {
-            if Self::step(&mut entries, &mut cursor.term).is_none() {
+            if Self::step(&mut entries, coded, &mut cursor.term).is_none() {
                 cursor.valid = false;
                 return None;
             }
@@ -215,9 +239,10 @@ impl DictionaryTerms {
         let first = restart * RESTART;
         let (Some(full), Some(&next)) = (self.restart(restart), self.restart_next.get(restart)) else { return self.len };
         let mut current = full.to_vec();
-        let mut cursor = Cursor::new(self.coded.get(next as usize..).unwrap_or_default());
+        let coded = self.coded.get(next as usize..).unwrap_or_default();
+        let mut cursor = Cursor::new(coded);
         for position in first + 1..(first + RESTART).min(self.len) {
-            if Self::step(&mut cursor, &mut current).is_none() {
+            if Self::step(&mut cursor, coded, &mut current).is_none() {
                 return self.len;
             }
             if current.as_slice() >= term {
@@ -238,16 +263,20 @@ impl DictionaryTerms {
         self.restarts.get(start..end)
     }
 
-    /// Applies the next entry to `term`.
-    fn step(cursor: &mut Cursor<'_>, term: &mut Vec<u8>) -> Option<()> {
+    /// Applies the next entry of `coded` (which `cursor` reads) to `term`.
+    /// A scan's consecutive ids differ by a few bytes (LUBM's
+    /// `…UndergraduateStudent100`, `…101`): the suffix is appended by
+    /// [`extend_short`].
+    fn step(cursor: &mut Cursor<'_>, coded: &[u8], term: &mut Vec<u8>) -> Option<()> {
         let shared = usize::try_from(cursor.varint().ok()?).ok()?;
         let suffix_length = cursor.varint().ok()?;
+        let start = cursor.position();
         let suffix = cursor.bytes(suffix_length).ok()?;
         if shared > term.len() {
             return None;
         }
         term.truncate(shared);
-        term.extend_from_slice(suffix);
+        extend_short(term, suffix, coded.get(start..).and_then(|rest| rest.first_chunk()));
         Some(())
     }
 }
@@ -291,6 +320,21 @@ mod tests {
         assert_eq!(compact.find(b"\x02"), None);
         assert_eq!((compact.lower_bound(b"\x00"), compact.lower_bound(b"\x02")), (0, sorted.len()));
         assert!(compact.heap_bytes() * 2 < expanded.heap_bytes(), "{} vs {}", compact.heap_bytes(), expanded.heap_bytes());
+    }
+
+    #[test]
+    fn extend_short_appends_the_bytes_whatever_the_window() {
+        let source: Vec<u8> = (0..40).collect();
+        for start in 0..source.len() {
+            for length in 0..=(source.len() - start).min(SHORT + 2) {
+                let bytes = &source[start..start + length];
+                let window = source[start..].first_chunk::<SHORT>();
+                let mut out = b"ab".to_vec();
+                extend_short(&mut out, bytes, window);
+                assert_eq!(out[2..], *bytes, "{start} {length}");
+                assert_eq!(out[..2], *b"ab");
+            }
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 use crate::FormatError;
 use crate::format::term::{LiteralParts, TermKind, corrupt_term, decode_term, encoded_kind, literal_parts};
+use crate::read::{SHORT, extend_short};
 use crate::sparql::{QuerySolution, Solutions, Variable};
 use json_event_parser::write_escaped_json_string;
 use oxrdf::vocab::xsd;
@@ -52,7 +53,7 @@ impl<W: Write> JsonSolutionsWriter<W> {
             let mut key = Vec::new();
             write_escaped_json_string(variable.as_str(), &mut key)?;
             key.push(b':');
-            keys.push(key);
+            keys.push(Key::new(key));
         }
         head.extend_from_slice(br#"]},"results":{"bindings":["#);
         out.write_all(&head)?;
@@ -111,7 +112,7 @@ impl<W: Write> JsonSolutionsWriter<W> {
 pub struct JsonRow {
     bytes: Vec<u8>,
     /// Each variable's key, escaped, with its colon: `"x":`.
-    keys: Vec<Vec<u8>>,
+    keys: Vec<Key>,
     /// A binding is written (the next is preceded by a comma).
     bound: bool,
 }
@@ -141,9 +142,29 @@ impl JsonRow {
     fn key(&mut self, column: usize) {
         self.separate();
         match self.keys.get(column) {
-            Some(key) => self.bytes.extend_from_slice(key),
+            Some(key) => extend_short(&mut self.bytes, key.bytes(), key.padded.first_chunk()),
             None => self.bytes.extend_from_slice(br#""":"#),
         }
+    }
+}
+
+/// A variable's key as a row writes it (`"x":`), followed by zeros up to
+/// [`SHORT`] bytes, so that a short key is appended as one copy of fixed
+/// length (`extend_short`: each binding of each row writes its key).
+struct Key {
+    padded: Vec<u8>,
+    length: usize,
+}
+
+impl Key {
+    fn new(mut key: Vec<u8>) -> Self {
+        let length = key.len();
+        key.resize(length.max(SHORT), 0);
+        Self { padded: key, length }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.padded[..self.length]
     }
 }
 
@@ -174,18 +195,22 @@ fn write_term(row: &mut Vec<u8>, term: TermRef<'_>) {
 /// term: from the bytes for IRIs, blank nodes and literals, whose text is
 /// checked to be UTF-8 as the decode checks it; a triple term is decoded.
 fn write_encoded_term(row: &mut Vec<u8>, encoded: &[u8]) -> Result<(), FormatError> {
-    let written = match literal_parts(encoded)? {
-        Some(LiteralParts::Simple { lexical }) => write_typed_literal(row, Text::Unchecked(lexical), xsd::STRING.as_str()),
-        Some(LiteralParts::Language { language, direction, lexical }) => write_language_literal(row, Text::Unchecked(lexical), language, direction),
-        Some(LiteralParts::Typed { datatype, lexical }) => write_typed_literal(row, Text::Unchecked(lexical), datatype),
-        None => match encoded_kind(encoded)? {
-            TermKind::Iri => write_iri(row, Text::Unchecked(&encoded[1..])),
-            TermKind::BlankNode => write_blank_node(row, Text::Unchecked(&encoded[1..])),
-            TermKind::Literal | TermKind::TripleTerm => {
+    let written = match encoded_kind(encoded)? {
+        TermKind::Iri => write_iri(row, Text::Unchecked(&encoded[1..])),
+        TermKind::BlankNode => write_blank_node(row, Text::Unchecked(&encoded[1..])),
+        TermKind::Literal => match literal_parts(encoded)? {
+            Some(LiteralParts::Simple { lexical }) => write_typed_literal(row, Text::Unchecked(lexical), xsd::STRING.as_str()),
+            Some(LiteralParts::Language { language, direction, lexical }) => write_language_literal(row, Text::Unchecked(lexical), language, direction),
+            Some(LiteralParts::Typed { datatype, lexical }) => write_typed_literal(row, Text::Unchecked(lexical), datatype),
+            None => {
                 write_term(row, decode_term(encoded)?.as_ref());
                 Ok(())
             }
         },
+        TermKind::TripleTerm => {
+            write_term(row, decode_term(encoded)?.as_ref());
+            Ok(())
+        }
     };
     written.map_err(|_| corrupt_term(encoded, "invalid UTF-8"))
 }
@@ -366,7 +391,8 @@ mod tests {
 
     #[test]
     fn writes_what_sparesults_writes() {
-        let variables: Vec<Variable> = ["s", "o", "x"].map(Variable::new_unchecked).to_vec();
+        // Keys shorter and longer than the copy of fixed length (`extend_short`).
+        let variables: Vec<Variable> = ["s", "o", "a_variable_longer_than_sixteen_bytes"].map(Variable::new_unchecked).to_vec();
         let shared: Arc<[Variable]> = variables.clone().into();
         let terms = terms();
         // Every term in every column, with the other columns bound, unbound or both.
