@@ -45,9 +45,6 @@ pub struct Landing {
     /// The answer.
     pub at: RowCursor,
     before: RowCursor,
-    /// Past the answer's row, which the walk decoded to stop there (`at`
-    /// itself when `at` is the block's end).
-    past: RowCursor,
 }
 
 /// A position in a block: the next row to decode, where its four column
@@ -176,8 +173,7 @@ impl PermutationKeys {
             let at = cursor;
             match cursor.next(self) {
                 Some(key) if below(&key) => before = at,
-                Some(_) => return Landing { at, before, past: cursor },
-                None => return Landing { at, before, past: at },
+                _ => return Landing { at, before },
             }
         }
     }
@@ -194,24 +190,7 @@ impl PermutationKeys {
     }
 }
 
-impl Landing {
-    /// Where a scan of the rows from the answer on goes on, and whether the
-    /// row before it is the answer's (its [`RowCursor::last`], decoded by
-    /// the seek): a scan that starts with that key decodes the row once, not
-    /// twice (issue 14: a for-loop join's lookup reads a row or two after
-    /// its seek, a check of one quad one).
-    pub fn scan_from(&self) -> (RowCursor, bool) {
-        (self.past, self.past.row > self.at.row)
-    }
-}
-
 impl RowCursor {
-    /// The key of the row before the cursor, the last one decoded; `None`
-    /// at row 0.
-    pub fn last(&self) -> Option<Key> {
-        (self.row > 0).then_some(self.previous)
-    }
-
     /// The key at the cursor, moving past it; `None` at the end of the block.
     /// Inlined into its callers' loops (a scan's, a seek's walk): out of line
     /// the key went back through memory on every row, and V8 runs that call
@@ -327,10 +306,6 @@ mod tests {
         for (i, first) in prefixes.iter().enumerate() {
             let landing = compact.seek_from(None, first);
             assert_eq!(landing.at, compact.seek(first));
-            let mut at = landing.at;
-            let key = at.next(compact);
-            let (past, decoded) = landing.scan_from();
-            assert_eq!((past, decoded.then(|| past.last()).flatten()), (if key.is_some() { at } else { landing.at }, key), "{first:?}");
             for second in prefixes.iter().skip(i.saturating_sub(3)).take(7).chain([&&[][..], &&[0, 0][..], &&[u64::MAX][..]]) {
                 let mut cursor = compact.seek_from(Some(&landing), second).at;
                 let expected = keys.partition_point(|k| k[..second.len()] < **second);

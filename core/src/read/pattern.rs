@@ -141,9 +141,6 @@ pub struct QuadIter<'a, S> {
     /// need directory nodes, FORMAT.md §4.3, and so may miss).
     blocks: Option<Blocks>,
     current: Option<(Arc<PermutationKeys>, RowCursor)>,
-    /// The row before `current`'s cursor is the first to scan: the seek
-    /// decoded it ([`Landing::scan_from`]).
-    landed: bool,
     /// The blocks as planned, and how many of them were read: the
     /// read-ahead doubles with their bytes, summed only when a block misses
     /// (a pattern lookup of a join reads one block and misses none).
@@ -160,7 +157,7 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
         let high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
         // Compared by component: a slice comparison was a call of `memcmp`.
         let exact = low.iter().zip(&high).take(bound).all(|(low, high)| low == high);
-        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, landed: false, planned: None, read_blocks: 0, done: empty }
+        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, planned: None, read_blocks: 0, done: empty }
     }
 
     /// The permutation being scanned.
@@ -227,8 +224,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
         let bound = self.bound;
         while !self.done {
             if let Some((keys, cursor)) = &mut self.current {
-                let mut landed = std::mem::take(&mut self.landed);
-                while let Some(key) = if std::mem::take(&mut landed) { cursor.last() } else { cursor.next(keys) } {
+                while let Some(key) = cursor.next(keys) {
                     if key[..bound] < self.low[..bound] {
                         continue;
                     }
@@ -246,11 +242,10 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
             if self.blocks.is_none()
                 && self.exact
                 && bound > 0
-                && let Some((number, keys, (cursor, landed))) = self.store.placed_keys(self.permutation, &self.low[..bound])
+                && let Some((number, keys, cursor)) = self.store.placed_keys(self.permutation, &self.low[..bound])
             {
                 self.planned = Some(Blocks::Run(number..number + 1));
                 self.blocks = Some(Blocks::Run(number + 1..number + 1));
-                self.landed = landed;
                 self.current = Some((keys, cursor));
                 self.read_blocks = 1;
                 continue;
@@ -274,8 +269,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
                     if self.read_blocks == 0 && self.exact && bound > 0 && matches!(&self.planned, Some(Blocks::Run(run)) if run.len() == 1) {
                         self.store.place_keys(self.permutation, number, &keys, landing);
                     }
-                    let (cursor, landed) = landing.scan_from();
-                    self.landed = landed;
+                    let cursor = landing.at;
                     self.current = Some((keys, cursor));
                     self.read_blocks += 1;
                 }
@@ -306,8 +300,8 @@ pub(super) struct KeysPlace {
 
 impl<S: RangeSource> Store<S> {
     /// The placed block holding every key that starts with `prefix`, while
-    /// in memory, its number and where a scan of those keys goes on ([`Landing::scan_from`]).
-    fn placed_keys(&self, permutation: Permutation, prefix: &[TermId]) -> Option<(usize, Arc<PermutationKeys>, (RowCursor, bool))> {
+    /// in memory, its number and a cursor at the first of those keys.
+    fn placed_keys(&self, permutation: Permutation, prefix: &[TermId]) -> Option<(usize, Arc<PermutationKeys>, RowCursor)> {
         // Each component picked, not copied: a copy of the prefix's length
         // and a fill of the rest made two `memory.copy` and two `memory.fill`
         // per lookup in the wasm, each a call out of V8's code (issue 14).
@@ -321,7 +315,7 @@ impl<S: RangeSource> Store<S> {
             return None;
         }
         place.landing = keys.seek_from(Some(&place.landing), prefix);
-        Some((place.number, keys, place.landing.scan_from()))
+        Some((place.number, keys, place.landing.at))
     }
 
     /// Places block `number` of `permutation`, read by a lookup whose seek
