@@ -156,9 +156,15 @@ impl PermutationKeys {
         let usable = |cursor: &&RowCursor| cursor.row > 0 && cursor.row <= self.len && below(&cursor.previous);
         let from = from.and_then(|landing| [&landing.at, &landing.before].into_iter().find(usable)).copied().unwrap_or_else(|| self.first());
         // The restarts after `from`: the last of them below the prefix, when
-        // there is one, is where the answer's walk starts.
+        // there is one, is where the answer's walk starts. The first of them
+        // is probed alone first: a lookup just past the last one in the block
+        // (a for-loop join's next outer row) lands before it about half the
+        // time (LUBM q09), and then that probe stands for a binary search
+        // over the rest of the block.
         let after = from.row.div_ceil(RESTART_ROWS).min(self.restarts.len());
-        let mut cursor = match self.restarts[after..].partition_point(|r| below(&r.key)) {
+        let rest = &self.restarts[after..];
+        let below_first = rest.first().is_some_and(|r| below(&r.key));
+        let mut cursor = match if below_first { 1 + rest[1..].partition_point(|r| below(&r.key)) } else { 0 } {
             0 => from,
             n => self.restarts[after + n - 1].cursor_after((after + n - 1) * RESTART_ROWS),
         };

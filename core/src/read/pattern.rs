@@ -155,7 +155,8 @@ impl<'a, S: RangeSource> QuadIter<'a, S> {
         let empty = bounds[..bound].iter().any(Range::is_empty);
         let low = std::array::from_fn(|i| bounds[i].start);
         let high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
-        let exact = low[..bound] == high[..bound];
+        // Compared by component: a slice comparison was a call of `memcmp`.
+        let exact = low.iter().zip(&high).take(bound).all(|(low, high)| low == high);
         Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, planned: None, read_blocks: 0, done: empty }
     }
 
@@ -301,19 +302,20 @@ impl<S: RangeSource> Store<S> {
     /// The placed block holding every key that starts with `prefix`, while
     /// in memory, its number and a cursor at the first of those keys.
     fn placed_keys(&self, permutation: Permutation, prefix: &[TermId]) -> Option<(usize, Arc<PermutationKeys>, RowCursor)> {
-        let mut low: Key = [0; 4];
-        let mut high: Key = [TermId::MAX; 4];
-        low[..prefix.len()].copy_from_slice(prefix);
-        high[..prefix.len()].copy_from_slice(prefix);
+        // Each component picked, not copied: a copy of the prefix's length
+        // and a fill of the rest made two `memory.copy` and two `memory.fill`
+        // per lookup in the wasm, each a call out of V8's code (issue 14).
+        let low: Key = std::array::from_fn(|i| prefix.get(i).copied().unwrap_or(0));
+        let high: Key = std::array::from_fn(|i| prefix.get(i).copied().unwrap_or(TermId::MAX));
         let mut placed = self.placed_keys[usize::from(permutation.id())].borrow_mut();
-        let at = placed.last_where(|p| p.first <= low)?;
+        let at = placed.last_where_again(|p| p.first <= low)?;
         let keys = placed.block_at(at)?;
         let place = placed.place_at(at);
         if place.next.is_some_and(|next| next <= high) {
             return None;
         }
         place.landing = keys.seek_from(Some(&place.landing), prefix);
-        Some((place.number, keys.clone(), place.landing.at))
+        Some((place.number, keys, place.landing.at))
     }
 
     /// Places block `number` of `permutation`, read by a lookup whose seek

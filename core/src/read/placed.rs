@@ -17,11 +17,16 @@ pub(super) struct Placed<P, B> {
     blocks: Vec<Weak<B>>,
     /// The length at which places of dropped blocks are swept.
     sweep_at: usize,
+    /// The position [`Self::last_where_again`] found last: lookups in order land
+    /// in the same block many times over (a for-loop join's, issue 14), and
+    /// two comparisons there stand for the binary search. Any position is
+    /// safe: it is checked before it is taken.
+    last: usize,
 }
 
 impl<P, B> Default for Placed<P, B> {
     fn default() -> Self {
-        Self { places: Vec::new(), blocks: Vec::new(), sweep_at: 0 }
+        Self { places: Vec::new(), blocks: Vec::new(), sweep_at: 0, last: 0 }
     }
 }
 
@@ -54,6 +59,18 @@ impl<P, B> Placed<P, B> {
     /// prefix of the places, in order).
     pub(super) fn last_where(&self, pick: impl Fn(&P) -> bool) -> Option<usize> {
         self.places.partition_point(pick).checked_sub(1)
+    }
+
+    /// [`Self::last_where`], trying first the position it found last time
+    /// (see `last`).
+    pub(super) fn last_where_again(&mut self, pick: impl Fn(&P) -> bool) -> Option<usize> {
+        let last = self.last;
+        if self.places.get(last).is_some_and(&pick) && !self.places.get(last + 1).is_some_and(&pick) {
+            return Some(last);
+        }
+        let at = self.last_where(pick)?;
+        self.last = at;
+        Some(at)
     }
 
     /// The place at a position.
@@ -97,6 +114,16 @@ mod tests {
             assert_eq!(placed.places()[at], 10 * n, "place of the live block {n} lost");
             assert!(placed.block_at(at).is_some());
         }
+        // Asked again, the last position found is taken only when it is
+        // still the answer, however the places moved since.
+        for n in [5u64, 5, 6, 3, 99_995, 99_995, 0] {
+            let pick = |&p: &u64| p <= 10 * n + 5;
+            assert_eq!(placed.last_where_again(pick), placed.last_where(pick), "{n}");
+        }
+        assert_eq!(placed.last_where_again(|&p| p <= 5), Some(0));
+        placed.place(1, &kept[0], |p| p.cmp(&1));
+        assert_eq!(placed.last_where_again(|&p| p <= 5), Some(1));
+        assert_eq!(placed.last_where_again(|_| false), None);
         // Placing again replaces.
         let again = Arc::new(7);
         placed.place(0, &again, |p| p.cmp(&0));
