@@ -93,12 +93,17 @@ pub(crate) struct StoreDataset<'a, S> {
     /// start (`internal_term_rank`), looked up once a term of a ranked kind
     /// is ranked; `None` when a block they need is missing.
     rank_bounds: OnceCell<Option<[TermId; 3]>>,
-    /// The box of the last check's scan (`internal_contains_quad`), for the next
-    /// lookup's: a join checks each of its rows against a pattern with every
-    /// position bound, and allocating and freeing a box per check costs the
-    /// Worker's allocator (dlmalloc) more than native's (issue 14).
-    spare_quads: RefCell<Option<Box<QuadIter<'a, S>>>>,
+    /// The box of the last finished scan, for the next lookup's: a join looks
+    /// a pattern up (or checks a quad) once per row, and allocating and freeing
+    /// a box per lookup costs the Worker's allocator (dlmalloc) more than
+    /// native's (issue 14). Each [`Scan`] gives its box back when dropped; one
+    /// box is kept, with what its `QuadIter` holds (a block's keys at most),
+    /// until the next lookup reuses it.
+    spare_quads: SpareQuads<'a, S>,
 }
+
+/// Where a finished scan leaves its `QuadIter`'s box (`StoreDataset::spare_quads`).
+type SpareQuads<'a, S> = Rc<RefCell<Option<Box<QuadIter<'a, S>>>>>;
 
 /// The term kinds whose ids are in ORDER BY's order among themselves
 /// (FORMAT.md §5.1: ids follow the encoded bytes, and after the kind byte
@@ -175,7 +180,7 @@ impl Bound {
 
 impl<'a, S: RangeSource> StoreDataset<'a, S> {
     pub(crate) fn new(store: &'a Store<S>, meter: Arc<Meter>) -> Self {
-        Self { store, meter, speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), lexical_objects: RefCell::default(), restriction: None, rank_bounds: OnceCell::new(), spare_quads: RefCell::default() }
+        Self { store, meter, speculated_bytes: Cell::new(0), memos: TermMemos::new(), reader: RefCell::default(), union_default_graph: false, object_ranges: Vec::new(), lexical_objects: RefCell::default(), restriction: None, rank_bounds: OnceCell::new(), spare_quads: Rc::default() }
     }
 
     /// Makes the default graph the union of every graph: its triples are
@@ -481,7 +486,7 @@ impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
             _ => None,
         };
         let merged = self.union_default_graph && graph_name == Some(None);
-        Scan { store: self.store, quads, each, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None) }
+        Scan { store: self.store, quads, each, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None), spare: Rc::clone(&self.spare_quads) }
     }
 }
 
@@ -499,15 +504,11 @@ impl<'a, S: RangeSource + 'a> QueryableDataset<'a> for StoreDataset<'a, S> {
         self.scan(subject, predicate, object, graph_name)
     }
 
-    /// The first quad of the pattern's scan, as spareval would take it, and
-    /// the scan's box kept for the next lookup (`spare_quads`).
+    /// The first quad of the pattern's scan, as spareval would take it (the
+    /// scan's box goes back to `spare_quads` for the next lookup).
     fn internal_contains_quad(&self, subject: &InternalTerm, predicate: &InternalTerm, object: &InternalTerm, graph_name: Option<&InternalTerm>) -> Result<bool, Stopped> {
         let mut scan = self.scan(Some(subject), Some(predicate), Some(object), Some(graph_name));
-        let found = scan.next().transpose()?.is_some();
-        if let Some(quads) = scan.quads.take() {
-            *self.spare_quads.borrow_mut() = Some(quads);
-        }
-        Ok(found)
+        Ok(scan.next().transpose()?.is_some())
     }
 
     fn internal_named_graphs(&self) -> impl Iterator<Item = Result<InternalTerm, Stopped>> + use<'a, S> {
@@ -782,6 +783,19 @@ struct Scan<'a, S> {
     /// the graph (FORMAT.md §6), so copies of a triple come one after
     /// another; this holds the last triple handed out.
     merge_graphs: Option<Option<[TermId; 3]>>,
+    /// Where `quads`' box goes when the scan is dropped (`StoreDataset::spare_quads`).
+    spare: SpareQuads<'a, S>,
+}
+
+impl<S> Drop for Scan<'_, S> {
+    /// Gives the `QuadIter`'s box to the next lookup.
+    fn drop(&mut self) {
+        if let Some(quads) = self.quads.take()
+            && let Ok(mut spare) = self.spare.try_borrow_mut()
+        {
+            *spare = Some(quads);
+        }
+    }
 }
 
 /// A pattern read for each of several objects ([`ObjectBound::Each`]).

@@ -836,17 +836,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         let mut stat_children = Vec::new();
         let evaluator =
             self.build_graph_pattern_evaluator(pattern, encoded_variables, &mut stat_children);
-        let stats = Rc::new(EvalNodeWithStats {
-            // Formatting recurses per IN item, so only when explaining.
-            label: if self.explain {
-                eval_node_label(pattern)
-            } else {
-                String::new()
-            },
-            children: stat_children,
-            exec_count: Cell::new(0),
-            exec_duration: Cell::new(self.run_stats.then(DayTimeDuration::default)),
-        });
+        let stats = self.stats_node(pattern, stat_children);
         let mut evaluator = match evaluator {
             Ok(e) => e,
             Err(e) => return (Err(e), stats),
@@ -870,6 +860,26 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             })
         }
         (Ok(evaluator), stats)
+    }
+
+    /// rete (change 32): the statistics node of `pattern`, also made for a quad pattern that a
+    /// for-loop join looks up itself (`pattern_join`), which has no evaluator of its own.
+    fn stats_node(
+        &self,
+        pattern: &GraphPattern,
+        children: Vec<Rc<EvalNodeWithStats>>,
+    ) -> Rc<EvalNodeWithStats> {
+        Rc::new(EvalNodeWithStats {
+            // Formatting recurses per IN item, so only when explaining.
+            label: if self.explain {
+                eval_node_label(pattern)
+            } else {
+                String::new()
+            },
+            children,
+            exec_count: Cell::new(0),
+            exec_duration: Cell::new(self.run_stats.then(DayTimeDuration::default)),
+        })
     }
 
     fn build_graph_pattern_evaluator(
@@ -928,154 +938,23 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 object,
                 graph_name,
             } => {
-                let subject_selector = TupleSelector::from_ground_term_pattern(
+                // rete (change 32): the lookup in a `PatternLookup`, as a for-loop join makes it.
+                let lookup = Rc::new(self.pattern_lookup(
                     subject,
-                    encoded_variables,
-                    &self.dataset,
-                )?;
-                let predicate_selector = TupleSelector::from_named_node_pattern(
                     predicate,
-                    encoded_variables,
-                    &self.dataset,
-                )?;
-                let object_selector = TupleSelector::from_ground_term_pattern(
                     object,
+                    graph_name.as_ref(),
                     encoded_variables,
-                    &self.dataset,
-                )?;
-                let graph_name_selector = if let Some(graph_name) = graph_name.as_ref() {
-                    Some(TupleSelector::from_named_node_pattern(
-                        graph_name,
-                        encoded_variables,
-                        &self.dataset,
-                    )?)
-                } else {
-                    None
-                };
-                // rete (change 27): one allocation shared by every lookup's iterator.
-                let selectors = Rc::new(PatternSelectors::new(
-                    subject_selector,
-                    predicate_selector,
-                    object_selector,
-                    graph_name_selector,
-                ));
-                let dataset = self.dataset.clone();
-                Rc::new(move |from| {
-                    let input_subject = match selectors.subject.get_pattern_bound(
-                        &from,
-                        #[cfg(feature = "sparql-12")]
-                        &dataset,
-                    ) {
-                        Ok(value) => value,
-                        Err(e) => return Box::new(once(Err(e))),
-                    };
-                    let input_predicate = match selectors.predicate.get_pattern_value(
-                        &from,
-                        #[cfg(feature = "sparql-12")]
-                        &dataset,
-                    ) {
-                        Ok(value) => value,
-                        Err(e) => return Box::new(once(Err(e))),
-                    };
-                    let input_object = match selectors.object.get_pattern_bound(
-                        &from,
-                        #[cfg(feature = "sparql-12")]
-                        &dataset,
-                    ) {
-                        Ok(value) => value,
-                        Err(e) => return Box::new(once(Err(e))),
-                    };
-                    let input_graph_name = if let Some(graph_name_selector) = &selectors.graph_name {
-                        match graph_name_selector.get_pattern_value(
-                            &from,
-                            #[cfg(feature = "sparql-12")]
-                            &dataset,
-                        ) {
-                            Ok(value) => value,
-                            Err(e) => return Box::new(once(Err(e))),
-                        }
-                        .map(Some)
-                    } else {
-                        Some(None) // default graph
-                    };
-                    // rete (change 31): every position bound (a join's check of its row): the
-                    // only solution there can be is the row itself, moved on, not cloned.
-                    if selectors.plain {
-                        if let (Some(subject), Some(predicate), Some(object)) =
-                            (&input_subject, &input_predicate, &input_object)
-                        {
-                            if let Some(found) = dataset.contains_quad(
-                                subject,
-                                predicate,
-                                object,
-                                input_graph_name.as_ref().map(|g| g.as_ref()),
-                            ) {
-                                return match found {
-                                    Ok(true) => Box::new(once(Ok(from))),
-                                    Ok(false) => Box::new(empty()),
-                                    Err(e) => Box::new(once(Err(e))),
-                                };
-                            }
-                        }
+                )?);
+                Rc::new(move |from| match lookup.start(from) {
+                    Lookup::Quads(from, quads) => {
+                        let lookup = Rc::clone(&lookup);
+                        Box::new(
+                            quads.filter_map(move |quad| lookup.solution(&from, quad).transpose()),
+                        )
                     }
-                    let iter = dataset.internal_quads_for_pattern(
-                        input_subject.as_ref(),
-                        input_predicate.as_ref(),
-                        input_object.as_ref(),
-                        input_graph_name.as_ref().map(|g| g.as_ref()),
-                    );
-                    let selectors = Rc::clone(&selectors);
-                    #[cfg(feature = "sparql-12")]
-                    let dataset = dataset.clone();
-                    Box::new(
-                        iter.map(move |quad| {
-                            let quad = quad?;
-                            let mut new_tuple = from.clone_with_capacity(selectors.width);
-                            if !put_pattern_value::<D>(
-                                &selectors.subject,
-                                quad.subject,
-                                &mut new_tuple,
-                                #[cfg(feature = "sparql-12")]
-                                &dataset,
-                            )? {
-                                return Ok(None);
-                            }
-                            if !put_pattern_value::<D>(
-                                &selectors.predicate,
-                                quad.predicate,
-                                &mut new_tuple,
-                                #[cfg(feature = "sparql-12")]
-                                &dataset,
-                            )? {
-                                return Ok(None);
-                            }
-                            if !put_pattern_value::<D>(
-                                &selectors.object,
-                                quad.object,
-                                &mut new_tuple,
-                                #[cfg(feature = "sparql-12")]
-                                &dataset,
-                            )? {
-                                return Ok(None);
-                            }
-                            if let Some(graph_name_selector) = &selectors.graph_name {
-                                let Some(quad_graph_name) = quad.graph_name else {
-                                    return Err(QueryEvaluationError::UnexpectedDefaultGraph);
-                                };
-                                if !put_pattern_value::<D>(
-                                    graph_name_selector,
-                                    quad_graph_name,
-                                    &mut new_tuple,
-                                    #[cfg(feature = "sparql-12")]
-                                    &dataset,
-                                )? {
-                                    return Ok(None);
-                                }
-                            }
-                            Ok(Some(new_tuple))
-                        })
-                        .filter_map(Result::transpose),
-                    )
+                    Lookup::One(row) => Box::new(once(row)),
+                    Lookup::Nothing => Box::new(empty()),
                 })
             }
             GraphPattern::Path {
@@ -1562,6 +1441,30 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let (left, left_stats) = self.graph_pattern_evaluator(left, encoded_variables);
                 stat_children.push(left_stats);
                 let left = left?;
+
+                // rete (change 32): a quad pattern on the right is looked up by the join itself
+                // (`pattern_join`); with run statistics, through its evaluator, which times it.
+                if let GraphPattern::QuadPattern {
+                    subject,
+                    predicate,
+                    object,
+                    graph_name,
+                } = right.as_ref()
+                {
+                    if !self.run_stats {
+                        stat_children.push(self.stats_node(right, Vec::new()));
+                        let lookup = Rc::new(self.pattern_lookup(
+                            subject,
+                            predicate,
+                            object,
+                            graph_name.as_ref(),
+                            encoded_variables,
+                        )?);
+                        return Ok(Rc::new(move |from| {
+                            stepped(&steps, pattern_join(left(from), Rc::clone(&lookup)))
+                        }));
+                    }
+                }
 
                 if let GraphPattern::LeftJoin {
                     left: nested_left,
@@ -2471,6 +2374,32 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
 
     /// rete: the dataset that counts the rows of the join being built, when a step marker
     /// sits right above it (change 29); reading it clears it for the joins below.
+    /// rete (change 32): a quad pattern's selectors, with the dataset, for its lookups.
+    fn pattern_lookup(
+        &self,
+        subject: &GroundTermPattern,
+        predicate: &NamedNodePattern,
+        object: &GroundTermPattern,
+        graph_name: Option<&NamedNodePattern>,
+        encoded_variables: &mut Vec<Variable>,
+    ) -> Result<PatternLookup<'a, D>, QueryEvaluationError> {
+        let subject =
+            TupleSelector::from_ground_term_pattern(subject, encoded_variables, &self.dataset)?;
+        let predicate =
+            TupleSelector::from_named_node_pattern(predicate, encoded_variables, &self.dataset)?;
+        let object =
+            TupleSelector::from_ground_term_pattern(object, encoded_variables, &self.dataset)?;
+        let graph_name = graph_name
+            .map(|graph_name| {
+                TupleSelector::from_named_node_pattern(graph_name, encoded_variables, &self.dataset)
+            })
+            .transpose()?;
+        Ok(PatternLookup {
+            selectors: PatternSelectors::new(subject, predicate, object, graph_name),
+            dataset: self.dataset.clone(),
+        })
+    }
+
     fn rows_counted_here(&self) -> Option<EvalDataset<'a, D>> {
         self.count_rows.replace(false).then(|| self.dataset.clone())
     }
@@ -3765,6 +3694,195 @@ impl<T> PatternSelectors<T> {
             plain,
         }
     }
+}
+
+/// rete (change 32): a quad pattern's selectors and the dataset, shared by every lookup of the
+/// pattern: a lookup clones this one `Rc` (or none, in a join: [`pattern_join`]) where it cloned
+/// the selectors' `Rc` and the dataset's three reference counts into its boxed iterator.
+struct PatternLookup<'a, D: QueryableDataset<'a>> {
+    selectors: PatternSelectors<D::InternalTerm>,
+    dataset: EvalDataset<'a, D>,
+}
+
+/// rete (change 32): what one lookup of a quad pattern gives for a row.
+enum Lookup<Q, T> {
+    /// The row and the pattern's quads, each to bind into a copy of the row.
+    Quads(InternalTuple<T>, Q),
+    /// One solution: the row itself (a check found its quad, change 31), or an error.
+    One(Result<InternalTuple<T>, QueryEvaluationError>),
+    Nothing,
+}
+
+impl<'a, D: QueryableDataset<'a>> PatternLookup<'a, D> {
+    /// Looks the pattern up with the values `from` binds.
+    fn start(
+        &self,
+        from: InternalTuple<D::InternalTerm>,
+    ) -> Lookup<
+        impl Iterator<Item = Result<InternalQuad<D::InternalTerm>, QueryEvaluationError>> + use<'a, D>,
+        D::InternalTerm,
+    > {
+        let selectors = &self.selectors;
+        let dataset = &self.dataset;
+        let input_subject = match selectors.subject.get_pattern_bound(
+            &from,
+            #[cfg(feature = "sparql-12")]
+            dataset,
+        ) {
+            Ok(value) => value,
+            Err(e) => return Lookup::One(Err(e)),
+        };
+        let input_predicate = match selectors.predicate.get_pattern_value(
+            &from,
+            #[cfg(feature = "sparql-12")]
+            dataset,
+        ) {
+            Ok(value) => value,
+            Err(e) => return Lookup::One(Err(e)),
+        };
+        let input_object = match selectors.object.get_pattern_bound(
+            &from,
+            #[cfg(feature = "sparql-12")]
+            dataset,
+        ) {
+            Ok(value) => value,
+            Err(e) => return Lookup::One(Err(e)),
+        };
+        let input_graph_name = if let Some(graph_name_selector) = &selectors.graph_name {
+            match graph_name_selector.get_pattern_value(
+                &from,
+                #[cfg(feature = "sparql-12")]
+                dataset,
+            ) {
+                Ok(value) => value,
+                Err(e) => return Lookup::One(Err(e)),
+            }
+            .map(Some)
+        } else {
+            Some(None) // default graph
+        };
+        // rete (change 31): every position bound (a join's check of its row): the
+        // only solution there can be is the row itself, moved on, not cloned.
+        if selectors.plain {
+            if let (Some(subject), Some(predicate), Some(object)) =
+                (&input_subject, &input_predicate, &input_object)
+            {
+                if let Some(found) = dataset.contains_quad(
+                    subject,
+                    predicate,
+                    object,
+                    input_graph_name.as_ref().map(|g| g.as_ref()),
+                ) {
+                    return match found {
+                        Ok(true) => Lookup::One(Ok(from)),
+                        Ok(false) => Lookup::Nothing,
+                        Err(e) => Lookup::One(Err(e)),
+                    };
+                }
+            }
+        }
+        let quads = dataset.internal_quads_for_pattern(
+            input_subject.as_ref(),
+            input_predicate.as_ref(),
+            input_object.as_ref(),
+            input_graph_name.as_ref().map(|g| g.as_ref()),
+        );
+        Lookup::Quads(from, quads)
+    }
+
+    /// The solution a quad of a lookup gives: `from` with the quad's values bound, or `None`
+    /// when the quad does not match what `from` or the pattern already binds.
+    fn solution(
+        &self,
+        from: &InternalTuple<D::InternalTerm>,
+        quad: Result<InternalQuad<D::InternalTerm>, QueryEvaluationError>,
+    ) -> Result<Option<InternalTuple<D::InternalTerm>>, QueryEvaluationError> {
+        let selectors = &self.selectors;
+        let quad = quad?;
+        let mut new_tuple = from.clone_with_capacity(selectors.width);
+        if !put_pattern_value::<D>(
+            &selectors.subject,
+            quad.subject,
+            &mut new_tuple,
+            #[cfg(feature = "sparql-12")]
+            &self.dataset,
+        )? {
+            return Ok(None);
+        }
+        if !put_pattern_value::<D>(
+            &selectors.predicate,
+            quad.predicate,
+            &mut new_tuple,
+            #[cfg(feature = "sparql-12")]
+            &self.dataset,
+        )? {
+            return Ok(None);
+        }
+        if !put_pattern_value::<D>(
+            &selectors.object,
+            quad.object,
+            &mut new_tuple,
+            #[cfg(feature = "sparql-12")]
+            &self.dataset,
+        )? {
+            return Ok(None);
+        }
+        if let Some(graph_name_selector) = &selectors.graph_name {
+            let Some(quad_graph_name) = quad.graph_name else {
+                return Err(QueryEvaluationError::UnexpectedDefaultGraph);
+            };
+            if !put_pattern_value::<D>(
+                graph_name_selector,
+                quad_graph_name,
+                &mut new_tuple,
+                #[cfg(feature = "sparql-12")]
+                &self.dataset,
+            )? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(new_tuple))
+    }
+}
+
+/// rete (change 32): a for-loop join (`LATERAL`) whose right side is a quad pattern, the
+/// pattern looked up once per row of `left` inside this one iterator. Through the pattern's
+/// evaluator each lookup was a call through its `Rc<dyn Fn>`, a boxed iterator (allocated,
+/// called through its vtable for each solution, dropped through it) and clones of the
+/// pattern's reference counts; here the lookup's quads are held in place and its solutions
+/// made by direct calls. In the Worker's wasm that set-up and the join's `FlatMap` cost 3-5x
+/// what they cost natively (issue 14, docs/BENCHMARK.md "Session 24: a join's checks of its
+/// rows"). Same solutions in the same order.
+#[cfg(feature = "sep-0006")]
+fn pattern_join<'a, D: QueryableDataset<'a>>(
+    mut left: InternalTuplesIterator<'a, D::InternalTerm>,
+    lookup: Rc<PatternLookup<'a, D>>,
+) -> impl Iterator<Item = Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>> + 'a {
+    // The row being looked up and its quads still to read.
+    let mut current = None;
+    std::iter::from_fn(move || {
+        loop {
+            if current.is_none() {
+                let row = match left.next()? {
+                    Ok(row) => row,
+                    Err(e) => return Some(Err(e)),
+                };
+                match lookup.start(row) {
+                    Lookup::Quads(row, quads) => current = Some((row, quads)),
+                    Lookup::One(solution) => return Some(solution),
+                    Lookup::Nothing => continue,
+                }
+            }
+            if let Some((row, quads)) = &mut current {
+                for quad in quads {
+                    if let Some(solution) = lookup.solution(row, quad).transpose() {
+                        return Some(solution);
+                    }
+                }
+            }
+            current = None;
+        }
+    })
 }
 
 impl<T> TupleSelector<T> {

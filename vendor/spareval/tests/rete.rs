@@ -1480,3 +1480,71 @@ fn a_lookup_with_every_position_bound_is_a_check_of_one_quad() {
     assert_eq!(run("SELECT * { <a> <p> <b> }", Some(&["g1", "g2"])), (vec![String::new(), String::new()], 2, 0));
     assert_eq!(run("SELECT * { <a> <p> <b> }", Some(&["g1"])), (vec![String::new()], 0, 1));
 }
+
+#[test]
+fn a_for_loop_join_looks_its_quad_pattern_up_itself() {
+    // Change 32: a LATERAL whose right side is a quad pattern looks the pattern up per left row
+    // inside the join's own iterator, not through the pattern's boxed evaluator: the same
+    // solutions in the same order (left row by left row, each row's quads in the order the
+    // dataset gives them), the same lookups and checks.
+    use checking::Checking;
+    let quads = dataset(&[
+        ("a", "p", "b", ""),
+        ("a", "p", "c", ""),
+        ("b", "q", "x", ""),
+        ("b", "q", "y", ""),
+        ("c", "q", "c", ""),
+        ("b", "q", "a", ""),
+        ("b", "r", "b", ""),
+        ("b", "q", "z", "g1"),
+        ("c", "q", "w", "g2"),
+    ])
+    .iter()
+    .map(|q| q.into_owned())
+    .collect();
+    let data = Checking { quads, lookups: std::cell::Cell::new(0), checks: std::cell::Cell::new(0) };
+    // With run statistics the pattern is looked up through its own evaluator, as before.
+    let rows = |query: &str, evaluator: QueryEvaluator| -> (Vec<String>, usize, usize) {
+        data.lookups.set(0);
+        data.checks.set(0);
+        let query = SparqlParser::new().with_base_iri("http://example.org/").unwrap().parse_query(query).unwrap();
+        let rows = match evaluator.execute(&data, &query).unwrap() {
+            QueryResults::Solutions(solutions) => solutions
+                .map(|s| {
+                    let s = s.unwrap();
+                    let row: Vec<String> = s.iter().map(|(v, t)| format!("{v}={t}")).collect();
+                    row.join(" ").replace("http://example.org/", "")
+                })
+                .collect(),
+            _ => panic!("not a SELECT"),
+        };
+        (rows, data.lookups.get(), data.checks.get())
+    };
+    // Compared in the order given, then sorted (`Dataset` orders its quads by interned ids).
+    let run = |query: &str| {
+        let (mut joined, lookups, checks) = rows(query, QueryEvaluator::new());
+        assert_eq!((joined.clone(), lookups, checks), rows(query, QueryEvaluator::new().compute_statistics()), "{query}");
+        joined.sort();
+        (joined, lookups, checks)
+    };
+    let owned = |rows: &[&str]| rows.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>();
+    // Several quads per left row, in order; a left row without any.
+    assert_eq!(
+        run("SELECT ?o ?x { <a> <p> ?o LATERAL { ?o <q> ?x } }"),
+        (owned(&["?o=<b> ?x=<a>", "?o=<b> ?x=<x>", "?o=<b> ?x=<y>", "?o=<c> ?x=<c>"]), 3, 0)
+    );
+    // A variable of the pattern twice: only the quads with the same term at both places.
+    assert_eq!(run("SELECT ?o ?x { <a> <p> ?o LATERAL { ?x <q> ?x } }"), (owned(&["?o=<b> ?x=<c>", "?o=<c> ?x=<c>"]), 3, 0));
+    // A constant and a row's value that do not match: nothing.
+    assert_eq!(run("SELECT ?o ?x { <a> <p> ?o LATERAL { ?o <s> ?x } }"), (owned(&[]), 3, 0));
+    // Every position bound by the row: a check per row, the row itself handed on (change 31).
+    assert_eq!(run("SELECT ?s ?o { ?s <p> ?o LATERAL { ?o <q> ?s } }"), (owned(&["?s=<a> ?o=<b>"]), 1, 2));
+    // A graph variable bound by each quad; a named graph given.
+    assert_eq!(
+        run("SELECT ?o ?x ?g { <a> <p> ?o LATERAL { GRAPH ?g { ?o <q> ?x } } }"),
+        (owned(&["?o=<b> ?x=<z> ?g=<g1>", "?o=<c> ?x=<w> ?g=<g2>"]), 3, 0)
+    );
+    assert_eq!(run("SELECT ?o ?x { <a> <p> ?o LATERAL { GRAPH <g2> { ?o <q> ?x } } }"), (owned(&["?o=<c> ?x=<w>"]), 3, 0));
+    // Chained: the right pattern's solutions are the next join's left rows.
+    assert_eq!(run("SELECT ?o ?x ?y { <a> <p> ?o LATERAL { ?o <q> ?x } LATERAL { ?x <q> ?y } }"), (owned(&["?o=<c> ?x=<c> ?y=<c>"]), 7, 0));
+}
