@@ -2372,8 +2372,6 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         }
     }
 
-    /// rete: the dataset that counts the rows of the join being built, when a step marker
-    /// sits right above it (change 29); reading it clears it for the joins below.
     /// rete (change 32): a quad pattern's selectors, with the dataset, for its lookups.
     fn pattern_lookup(
         &self,
@@ -2400,6 +2398,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         })
     }
 
+    /// rete: the dataset that counts the rows of the join being built, when a step marker
+    /// sits right above it (change 29); reading it clears it for the joins below.
     fn rows_counted_here(&self) -> Option<EvalDataset<'a, D>> {
         self.count_rows.replace(false).then(|| self.dataset.clone())
     }
