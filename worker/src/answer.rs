@@ -12,9 +12,9 @@ use futures_channel::mpsc;
 use futures_util::SinkExt;
 use oxrdf::{TermRef, Triple};
 use oxrdfio::RdfSerializer;
-use rete_core::results::{JsonSolutionsWriter, ResultFormat, SolutionsWriter, WriteError};
+use rete_core::results::{ResultFormat, SolutionsWriter, WriteError};
 use rete_core::search::names::Names;
-use rete_core::sparql::{Answer, QueryError, Solutions};
+use rete_core::sparql::{Answer, QueryError};
 use sparesults::QueryResultsSerializer;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -218,25 +218,6 @@ impl Out {
         self.buf.0.borrow().len() >= CHUNK_BYTES
     }
 
-    /// Writes SPARQL JSON rows straight into the chunk buffer until a chunk
-    /// is written ([`Self::chunk_written`]: true, to be moved on) or the
-    /// rows end (false). Each row is put together where it is sent from:
-    /// through the writer ([`SharedBuf`]) each was copied once more, a
-    /// `memory.copy` per row in wasm, a call out of it into V8; and the rows
-    /// between two chunks are written by one plain loop, with one borrow of
-    /// the buffer (issue 14, docs/BENCHMARK.md "Session 26: a large answer's
-    /// rows in wasm").
-    fn write_json_rows(&mut self, writer: &mut JsonSolutionsWriter<SharedBuf>, solutions: &mut Solutions<'_>) -> Result<bool, WriteFailure> {
-        let mut chunk = self.buf.0.borrow_mut();
-        while chunk.len() < CHUNK_BYTES {
-            match writer.serialize_next_into(solutions, &mut chunk) {
-                Some(written) => written?,
-                None => return Ok(false),
-            }
-        }
-        Ok(true)
-    }
-
     /// Once [`CHUNK_BYTES`] are written ([`Self::chunk_written`]), moves them
     /// on (kept as a chunk, or sent, waiting while the client is behind).
     async fn move_chunk_on(&mut self) -> Result<(), WriteFailure> {
@@ -360,16 +341,10 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                         Err(WriteError::Io(error)) => return Err(error.into()),
                         Err(_) => return Err(mismatch(format)),
                     };
-                    if let SolutionsWriter::Json(json) = &mut writer {
-                        while out.write_json_rows(json, &mut solutions)? {
+                    while let Some(written) = writer.serialize_next(&mut solutions) {
+                        written?;
+                        if out.chunk_written() {
                             out.move_chunk_on().await?;
-                        }
-                    } else {
-                        while let Some(written) = writer.serialize_next(&mut solutions) {
-                            written?;
-                            if out.chunk_written() {
-                                out.move_chunk_on().await?;
-                            }
                         }
                     }
                     writer.finish()?;

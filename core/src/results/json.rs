@@ -1,8 +1,6 @@
 //! SPARQL 1.1 Query Results JSON for solutions, written by rete itself: each
 //! row is put together in a buffer of its own and handed to the writer with
-//! one `write_all`, or put together where a host sends it from
-//! ([`JsonSolutionsWriter::serialize_next_into`]: the Worker's chunks, no
-//! copy per row). sparesults' serializer builds a vector of JSON events per
+//! one `write_all`. sparesults' serializer builds a vector of JSON events per
 //! row and feeds each through json-event-parser's state machine, a dozen or
 //! more small writes per term; in the Worker's wasm each of those writes goes
 //! through a `RefCell<Vec<u8>>`, and the event machinery was a quarter of LUBM
@@ -16,8 +14,8 @@
 //! `String` and the row's `Vec` of terms that were a third of LUBM q14's
 //! Worker CPU (docs/BENCHMARK.md "Session 21").
 //! A string of at least 16 bytes of ASCII from 0x20 on without `"` or `\`
-//! (LUBM's IRIs, most lexical forms) is checked 16 bytes at a time in one
-//! pass, then copied whole ([`copy_plain_string`]); any other is checked to be
+//! (LUBM's IRIs, most lexical forms) is checked and copied 16 bytes at a
+//! time in one pass ([`copy_plain_string`]); any other is checked to be
 //! UTF-8 and then escaped, two more walks over its bytes, each of whose
 //! loads and stores costs the Worker's wasm a bounds check (issue 14,
 //! docs/BENCHMARK.md "Session 24").
@@ -64,55 +62,30 @@ impl<W: Write> JsonSolutionsWriter<W> {
 
     /// Writes one solution: its bound variables, in the solution's order.
     pub fn serialize(&mut self, solution: &QuerySolution) -> io::Result<()> {
-        self.row.bytes.clear();
-        let row = self.open_row();
+        let row = self.begin_row();
         for (variable, term) in solution {
             row.separate();
             write_escaped_json_string(variable.as_str(), &mut row.bytes)?;
             row.bytes.push(b':');
             write_term(&mut row.bytes, term.as_ref());
         }
-        self.close_row();
-        self.out.write_all(&self.row.bytes)
+        self.end_row()
     }
 
     /// Writes the next solution of `solutions` from the dictionary's bytes
     /// ([`Solutions::next_json`]), the same row [`Self::serialize`] writes
     /// for it; `None` at the end.
     pub fn serialize_next(&mut self, solutions: &mut Solutions<'_>) -> Option<Result<(), super::WriteError>> {
-        self.row.bytes.clear();
-        Some(self.next_row(solutions)?.and_then(|()| Ok(self.out.write_all(&self.row.bytes)?)))
+        Some(match solutions.next_json(self.begin_row())? {
+            Ok(()) => self.end_row().map_err(Into::into),
+            Err(error) => Err(error.into()),
+        })
     }
 
-    /// Writes the next solution of `solutions` as [`Self::serialize_next`]
-    /// does, but at the end of `chunk` rather than through the writer, for a
-    /// host whose writer's bytes end up in `chunk` too and that moves them
-    /// on itself (the Worker's chunk buffer). The row is put together where
-    /// it stays: through the writer it is copied once more, which in the
-    /// Worker's wasm is a `memory.copy` per row, a call out of the wasm into
-    /// V8 (issue 14, docs/BENCHMARK.md "Session 26: a large answer's rows in
-    /// wasm"). On an error and at the end, `chunk` is left as it was.
-    pub fn serialize_next_into(&mut self, solutions: &mut Solutions<'_>, chunk: &mut Vec<u8>) -> Option<Result<(), super::WriteError>> {
-        std::mem::swap(&mut self.row.bytes, chunk);
-        let start = self.row.bytes.len();
-        let written = self.next_row(solutions);
-        if !matches!(written, Some(Ok(()))) {
-            self.row.bytes.truncate(start);
-        }
-        std::mem::swap(&mut self.row.bytes, chunk);
-        written
-    }
-
-    /// Appends the next solution's row to the row's bytes; `None` at the end
-    /// (after its opening, which the caller drops).
-    fn next_row(&mut self, solutions: &mut Solutions<'_>) -> Option<Result<(), super::WriteError>> {
-        let next = solutions.next_json(self.open_row())?;
-        Some(next.map(|()| self.close_row()).map_err(Into::into))
-    }
-
-    /// Opens a row after what the row's bytes hold.
-    fn open_row(&mut self) -> &mut JsonRow {
+    /// Starts a row: anything put together before and not written is dropped.
+    fn begin_row(&mut self) -> &mut JsonRow {
         let row = &mut self.row;
+        row.bytes.clear();
         if !self.first {
             row.bytes.push(b',');
         }
@@ -121,9 +94,10 @@ impl<W: Write> JsonSolutionsWriter<W> {
         row
     }
 
-    fn close_row(&mut self) {
+    fn end_row(&mut self) -> io::Result<()> {
         self.row.bytes.push(b'}');
         self.first = false;
+        self.out.write_all(&self.row.bytes)
     }
 
     /// Closes the bindings and the document; gives the writer back.
@@ -309,22 +283,32 @@ const LANES: usize = 16;
 /// Writes `bytes` in quotes, as they are, when there are at least
 /// [`LANES`] of them and each is ASCII from 0x20 on other than `"` and `\`
 /// (valid UTF-8 that JSON writes as it is), and says whether it did; else
-/// writes nothing. One pass over the bytes, [`LANES`] at a time (the last
-/// ones as the window ending at the last byte), instead of `from_utf8`'s
-/// and the escaper's, then one copy of the whole string: in the Worker's
-/// wasm a copy of 40–130 bytes costs less as one `memory.copy` (a call into
-/// V8, 7–12 ns) than in 16-byte pieces each appended to the row (15–28 ns;
-/// issue 14, docs/BENCHMARK.md "Session 25: a large answer's copies in wasm"
-/// and "Session 26: a large answer's rows in wasm").
+/// writes nothing. One pass, [`LANES`] bytes at a time (the last ones as
+/// the window ending at the last byte), instead of `from_utf8`'s and the
+/// escaper's, and the copy of a run of fixed length, which wasm does
+/// without calling out of its code (a `memory.copy` is a call into V8).
 fn copy_plain_string(row: &mut Vec<u8>, bytes: &[u8]) -> bool {
     let Some(last_window) = bytes.last_chunk::<LANES>() else { return false };
     let (chunks, tail) = bytes.as_chunks::<LANES>();
-    if !chunks.iter().all(is_plain) || !(tail.is_empty() || is_plain(last_window)) {
-        return false;
-    }
+    let start = row.len();
     row.reserve(bytes.len() + 2);
     row.push(b'"');
-    row.extend_from_slice(bytes);
+    for chunk in chunks {
+        if !is_plain(chunk) {
+            row.truncate(start);
+            return false;
+        }
+        row.extend_from_slice(chunk);
+    }
+    if !tail.is_empty() {
+        if !is_plain(last_window) {
+            row.truncate(start);
+            return false;
+        }
+        // The window's first bytes were just copied: copy it whole over them.
+        row.truncate(row.len() - (LANES - tail.len()));
+        row.extend_from_slice(last_window);
+    }
     row.push(b'"');
     true
 }
