@@ -107,19 +107,22 @@ impl QuadRanges {
 
     /// [`Self::plan`] without allocating: the bound components in the first
     /// `count` places (a scan is planned per pattern lookup, issue 14).
+    /// Single ids only (every lookup of a join) take [`Permutation::for_bound`]
+    /// directly, and the bounds are picked by key position, not collected.
     fn planned(&self) -> (Permutation, [Range<TermId>; 3], usize) {
         let spo = [&self.subject, &self.predicate, &self.object];
         let bound = spo.map(Option::is_some);
         let ranged = spo.map(|r| r.as_ref().is_some_and(|r| r.end.checked_sub(r.start) != Some(1)));
-        let (permutation, count) = Permutation::for_ranges(bound, ranged);
+        let (permutation, count) = match ranged {
+            [false, false, false] => Permutation::for_bound(bound[0], bound[1], bound[2]),
+            _ => Permutation::for_ranges(bound, ranged),
+        };
+        // The key's first `count` components are bound positions (both
+        // choices above make them so).
         let order = permutation.key([0, 1, 2, 3]);
-        let mut bounds = [0..0, 0..0, 0..0];
-        let mut filled = 0;
-        for range in order[..count.min(3)].iter().filter_map(|&position| spo.get(position as usize).and_then(|r| (*r).clone())) {
-            bounds[filled] = range;
-            filled += 1;
-        }
-        (permutation, bounds, filled)
+        let count = count.min(3);
+        let bounds = std::array::from_fn(|i| if i < count { spo[order[i] as usize].clone().unwrap_or(0..0) } else { 0..0 });
+        (permutation, bounds, count)
     }
 }
 
