@@ -71,6 +71,7 @@ impl Permutation {
     /// with nothing or only p bound reads OSP or POS: its objects come in id
     /// order, so filters on them decode dictionary blocks in order
     /// (`Store::term_in`), 2–3× faster than PSO's or SPO's scattered objects.
+    #[inline]
     pub fn for_bound(s: bool, p: bool, o: bool) -> (Self, usize) {
         match (s, p, o) {
             (false, false, false) => (Self::Osp, 0),

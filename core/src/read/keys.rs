@@ -151,10 +151,21 @@ impl PermutationKeys {
     /// up (s, p1) then (s, p2), p2 < p1 (issue 14: a for-loop join looks a
     /// pattern up per outer row, and a seek was a sixth of such a query).
     pub fn seek_from(&self, from: Option<&Landing>, prefix: &[TermId]) -> Landing {
+        let first = self.first();
+        let mut landing = from.copied().unwrap_or(Landing { at: first, before: first });
+        self.seek_on(&mut landing, prefix);
+        landing
+    }
+
+    /// [`Self::seek_from`] `landing`, the new landing written over it: a
+    /// returned `Landing` stored over the old one was a 112-byte
+    /// `memory.copy` per placed lookup in the Worker's wasm, a call out of
+    /// V8's code (issue 14).
+    pub fn seek_on(&self, landing: &mut Landing, prefix: &[TermId]) {
         let bound = prefix.len().min(4);
         let below = |key: &Key| key[..bound] < prefix[..bound];
         let usable = |cursor: &&RowCursor| cursor.row > 0 && cursor.row <= self.len && below(&cursor.previous);
-        let from = from.and_then(|landing| [&landing.at, &landing.before].into_iter().find(usable)).copied().unwrap_or_else(|| self.first());
+        let from = [&landing.at, &landing.before].into_iter().find(usable).copied().unwrap_or_else(|| self.first());
         // The restarts after `from`: the last of them below the prefix, when
         // there is one, is where the answer's walk starts. The first of them
         // is probed alone first: a lookup just past the last one in the block
@@ -173,7 +184,10 @@ impl PermutationKeys {
             let at = cursor;
             match cursor.next(self) {
                 Some(key) if below(&key) => before = at,
-                _ => return Landing { at, before },
+                _ => {
+                    *landing = Landing { at, before };
+                    return;
+                }
             }
         }
     }
@@ -310,6 +324,9 @@ mod tests {
                 let mut cursor = compact.seek_from(Some(&landing), second).at;
                 let expected = keys.partition_point(|k| k[..second.len()] < **second);
                 assert_eq!(cursor.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}");
+                let mut on = landing;
+                compact.seek_on(&mut on, second);
+                assert_eq!(on.at.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}, in place");
             }
         }
         assert!(compact.heap_bytes() * 2 < keys.len() * std::mem::size_of::<Key>(), "{}", compact.heap_bytes());

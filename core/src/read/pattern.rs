@@ -107,19 +107,22 @@ impl QuadRanges {
 
     /// [`Self::plan`] without allocating: the bound components in the first
     /// `count` places (a scan is planned per pattern lookup, issue 14).
+    /// Single ids only (every lookup of a join) take [`Permutation::for_bound`]
+    /// directly, and the bounds are picked by key position, not collected.
     fn planned(&self) -> (Permutation, [Range<TermId>; 3], usize) {
         let spo = [&self.subject, &self.predicate, &self.object];
         let bound = spo.map(Option::is_some);
         let ranged = spo.map(|r| r.as_ref().is_some_and(|r| r.end.checked_sub(r.start) != Some(1)));
-        let (permutation, count) = Permutation::for_ranges(bound, ranged);
+        let (permutation, count) = match ranged {
+            [false, false, false] => Permutation::for_bound(bound[0], bound[1], bound[2]),
+            _ => Permutation::for_ranges(bound, ranged),
+        };
+        // The key's first `count` components are bound positions (both
+        // choices above make them so).
         let order = permutation.key([0, 1, 2, 3]);
-        let mut bounds = [0..0, 0..0, 0..0];
-        let mut filled = 0;
-        for range in order[..count.min(3)].iter().filter_map(|&position| spo.get(position as usize).and_then(|r| (*r).clone())) {
-            bounds[filled] = range;
-            filled += 1;
-        }
-        (permutation, bounds, filled)
+        let count = count.min(3);
+        let bounds = std::array::from_fn(|i| if i < count { spo[order[i] as usize].clone().unwrap_or(0..0) } else { 0..0 });
+        (permutation, bounds, count)
     }
 }
 
@@ -151,13 +154,31 @@ pub struct QuadIter<'a, S> {
 
 impl<'a, S: RangeSource> QuadIter<'a, S> {
     pub(super) fn new(store: &'a Store<S>, pattern: QuadRanges) -> Self {
+        let mut quads = Self { store, graph: pattern.graph, permutation: Permutation::Spo, bounds: [0..0, 0..0, 0..0], bound: 0, low: [0; 3], high: [0; 3], exact: true, blocks: None, current: None, planned: None, read_blocks: 0, done: true };
+        quads.aim(pattern);
+        quads
+    }
+
+    /// Aims the iterator at `pattern` over the same store, from its start:
+    /// what [`Store::quads_in`] returns, written in place. A join's pattern
+    /// lookup reuses the box of the last lookup's iterator; a new iterator
+    /// moved into it was a 232-byte `memory.copy` per lookup in the
+    /// Worker's wasm, a call out of V8's code (issue 14).
+    pub fn aim(&mut self, pattern: QuadRanges) {
         let (permutation, bounds, bound) = pattern.planned();
-        let empty = bounds[..bound].iter().any(Range::is_empty);
-        let low = std::array::from_fn(|i| bounds[i].start);
-        let high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
+        self.done = bounds[..bound].iter().any(Range::is_empty);
+        self.low = std::array::from_fn(|i| bounds[i].start);
+        self.high = std::array::from_fn(|i| bounds[i].end.saturating_sub(1));
         // Compared by component: a slice comparison was a call of `memcmp`.
-        let exact = low.iter().zip(&high).take(bound).all(|(low, high)| low == high);
-        Self { store, graph: pattern.graph, permutation, bounds, bound, low, high, exact, blocks: None, current: None, planned: None, read_blocks: 0, done: empty }
+        self.exact = self.low.iter().zip(&self.high).take(bound).all(|(low, high)| low == high);
+        self.graph = pattern.graph;
+        self.permutation = permutation;
+        self.bounds = bounds;
+        self.bound = bound;
+        self.blocks = None;
+        self.current = None;
+        self.planned = None;
+        self.read_blocks = 0;
     }
 
     /// The permutation being scanned.
@@ -314,7 +335,7 @@ impl<S: RangeSource> Store<S> {
         if place.next.is_some_and(|next| next <= high) {
             return None;
         }
-        place.landing = keys.seek_from(Some(&place.landing), prefix);
+        keys.seek_on(&mut place.landing, prefix);
         Some((place.number, keys, place.landing.at))
     }
 

@@ -380,14 +380,16 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
         }
     }
 
-    /// `quads` in the spare box when there is one (`spare_quads`), else in a new one.
-    fn boxed(&self, quads: QuadIter<'a, S>) -> Box<QuadIter<'a, S>> {
+    /// The quads of `pattern` in the spare box when there is one
+    /// (`spare_quads`), its iterator aimed in place (`QuadIter::aim`: no
+    /// move of a new one into it), else in a new box.
+    fn boxed(&self, pattern: QuadRanges) -> Box<QuadIter<'a, S>> {
         match self.spare_quads.borrow_mut().take() {
             Some(mut spare) => {
-                *spare = quads;
+                spare.aim(pattern);
                 spare
             }
-            None => Box::new(quads),
+            None => Box::new(self.store.quads_in(pattern)),
         }
     }
 
@@ -477,7 +479,7 @@ impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
                 None
             }
             (Some(graph), false, false) if self.meter.step() => {
-                Some(self.boxed(self.store.quads_in(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph })))
+                Some(self.boxed(QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: bounds[2].ids(), graph }))
             }
             _ => None,
         };
