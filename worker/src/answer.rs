@@ -330,9 +330,22 @@ fn mismatch(format: Format) -> WriteFailure {
 }
 
 /// Writes an answer, pulling one solution or triple at a time.
-pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_>, out: &mut Out) -> Result<(), WriteFailure> {
+///
+/// The answer is borrowed, not taken: the caller drops it, outside this
+/// function's future. Dropping it drops the query's iterator tree through a
+/// `dyn` call whose target is the plan's root, which differs from query to
+/// query. V8 inlines such a call for the targets it has seen when it optimizes
+/// the function that makes it, and throws that function's optimized code away
+/// when another target turns up. In this future, which holds the per-row loop,
+/// that sent the next requests of a query whose plan was new to the isolate
+/// through V8's baseline code until the future was optimized again: LUBM q08
+/// after q06 took ~31 ms of Worker CPU instead of ~22 for one to three warm
+/// requests, in some workerd processes for all of them (issue 14,
+/// docs/BENCHMARK.md "Session 27: LUBM q08's two modes"). The caller's future
+/// only waits on this one, so losing its optimized code costs nothing.
+pub async fn write_answer(answer: &mut Answer<'_>, format: Format, page: &PageInfo<'_>, out: &mut Out) -> Result<(), WriteFailure> {
     match answer {
-        Answer::Solutions(mut solutions) => {
+        Answer::Solutions(solutions) => {
             let variables = solutions.variables().to_vec();
             match format {
                 Format::Rdf(rf) => {
@@ -341,7 +354,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                         Err(WriteError::Io(error)) => return Err(error.into()),
                         Err(_) => return Err(mismatch(format)),
                     };
-                    while let Some(written) = writer.serialize_next(&mut solutions) {
+                    while let Some(written) = writer.serialize_next(solutions) {
                         written?;
                         if out.chunk_written() {
                             out.move_chunk_on().await?;
@@ -354,7 +367,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                     let columns: Vec<String> = variables.iter().map(|v| format!("?{}", v.as_str())).collect();
                     out.text(&pages::query::table_top(&columns));
                     let mut count = 0u64;
-                    for solution in solutions {
+                    for solution in solutions.by_ref() {
                         let solution = solution?;
                         let cells: Vec<String> = variables.iter().map(|v| solution.get(v).map(|t| page.cell(t.as_ref())).unwrap_or_default()).collect();
                         out.text(&pages::query::row(&cells));
@@ -371,11 +384,11 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
         Answer::Boolean(value) => match format {
             Format::Rdf(rf) => {
                 let rf = rf.results_format().ok_or_else(|| mismatch(format))?;
-                QueryResultsSerializer::from_format(rf).serialize_boolean_to_writer(out.buf.clone(), value)?;
+                QueryResultsSerializer::from_format(rf).serialize_boolean_to_writer(out.buf.clone(), *value)?;
             }
             Format::Html => {
                 out.text(&pages::query::results_top(page.dataset, page.query));
-                out.text(&pages::query::boolean(value));
+                out.text(&pages::query::boolean(*value));
             }
             Format::Json => return Err(mismatch(format)),
         },
@@ -383,7 +396,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
             Format::Rdf(rf) => {
                 let rdf = rf.rdf_format().ok_or_else(|| mismatch(format))?;
                 let mut serializer = RdfSerializer::from_format(rdf).for_writer(out.buf.clone());
-                for triple in triples {
+                for triple in triples.by_ref() {
                     let triple = triple?;
                     if !rf.holds_triple_terms() && triple.object.is_triple() {
                         return Err(WriteFailure::TripleTerm(format));
@@ -399,7 +412,7 @@ pub async fn write_answer(answer: Answer<'_>, format: Format, page: &PageInfo<'_
                 out.text(&pages::query::results_top(page.dataset, page.query));
                 out.text(&pages::query::table_top(&["subject".into(), "predicate".into(), "object".into()]));
                 let mut count = 0u64;
-                for triple in triples {
+                for triple in triples.by_ref() {
                     let triple = triple?;
                     let cells = [page.cell(triple.subject.as_ref().into()), page.predicate_cell(triple.predicate.as_ref()), page.cell(triple.object.as_ref())];
                     out.text(&pages::query::row(&cells));

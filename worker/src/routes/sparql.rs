@@ -207,7 +207,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                     let _ = names::term_ids(store, &label_iris);
                 }
                 match evaluate(store, &query, &options) {
-                    Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+                    Ok(mut answer) => write_answer(&mut answer, format, &page, &mut out).await,
                     Err(error) => Err(WriteFailure::Query(error)),
                 }
             })
@@ -258,7 +258,7 @@ pub async fn handle(req: &mut Request, ctx: &Ctx, name: &str) -> Result<Reply, H
                     let page = PageInfo::new(&name, &text, &prefixed);
                     session.store().source().refuse_misses();
                     let result = match evaluate(session.store(), &query, &options) {
-                        Ok(answer) => write_answer(answer, format, &page, &mut out).await,
+                        Ok(mut answer) => write_answer(&mut answer, format, &page, &mut out).await,
                         Err(error) => Err(WriteFailure::Query(error)),
                     };
                     if let Err(error) = result {
@@ -298,7 +298,7 @@ async fn name_table(ctx: &Ctx, session: &mut Session, query: &Query, options: &Q
         .run(async |store| {
             out.reset();
             match evaluate(store, query, options) {
-                Ok(answer) => write_answer(answer, Format::Html, &page, &mut out).await,
+                Ok(mut answer) => write_answer(&mut answer, Format::Html, &page, &mut out).await,
                 Err(error) => Err(WriteFailure::Query(error)),
             }
         })
