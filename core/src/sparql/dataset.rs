@@ -389,23 +389,12 @@ impl<'a, S: RangeSource> StoreDataset<'a, S> {
                 spare.aim(pattern);
                 spare
             }
-            None => self.new_box(pattern),
+            None => Box::new(self.store.quads_in(pattern)),
         }
     }
 
-    /// A new box for the quads of `pattern` (the first lookup of a run):
-    /// out of `scan`, whose frame would hold the iterator built for it.
-    #[cold]
-    #[inline(never)]
-    fn new_box(&self, pattern: QuadRanges) -> Box<QuadIter<'a, S>> {
-        Box::new(self.store.quads_in(pattern))
-    }
-
     /// Asks for the quad blocks a pattern with pending terms would read, so
-    /// they come in the same round as the terms' dictionary blocks (out of
-    /// `scan`'s hot path, see there).
-    #[cold]
-    #[inline(never)]
+    /// they come in the same round as the terms' dictionary blocks.
     fn speculate(&self, bounds: [&Bound; 3]) {
         let (permutation, bound) = Permutation::for_ranges(bounds.map(|b| !matches!(b, Bound::Free)), bounds.map(Bound::is_ranged));
         let order = permutation.key([0, 1, 2, 3]);
@@ -450,12 +439,6 @@ impl<S: RangeSource> StoreDataset<'_, S> {
 
 impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
     /// The quads of a pattern (`QueryableDataset::internal_quads_for_pattern`).
-    ///
-    /// A join calls this once per outer row (LUBM q09: ~304,000 times a
-    /// run), nearly always with stored terms and no FILTER range, top-k
-    /// restriction or pending term. Those rare cases are out-of-line helpers:
-    /// inlined, their locals made this a 784-byte frame on the Worker's
-    /// shadow stack in linear memory (issue 14).
     fn scan(&self, subject: Option<&InternalTerm>, predicate: Option<&InternalTerm>, object: Option<&InternalTerm>, graph_name: Option<Option<&InternalTerm>>) -> Scan<'a, S> {
         let mut bounds = [Bound::of(subject), Bound::of(predicate), Bound::of(object)];
         // The objects of a lexical-form FILTER, read one after another from
@@ -463,11 +446,21 @@ impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
         let mut each = None;
         if let (None, Some(predicate), None) = (subject, predicate, object)
             && !self.object_ranges.is_empty()
+            && let Some(objects) = self.object_range(predicate)
         {
-            each = self.filtered_objects(predicate, &mut bounds[2]);
+            bounds[2] = match objects {
+                ObjectBound::Range(bound) => bound,
+                ObjectBound::Each(ids) => {
+                    let first = ids.first().map_or(Bound::Absent, |&id| Bound::Id(id));
+                    each = Some(ids);
+                    first
+                }
+            };
         }
-        if self.restriction.is_some() {
-            self.restrict_objects(predicate, &mut bounds[2]);
+        if let (Some(restriction), Some(InternalTerm::Stored(predicate))) = (&self.restriction, predicate)
+            && restriction.predicate == *predicate
+        {
+            bounds[2] = restricted(std::mem::replace(&mut bounds[2], Bound::Free), restriction.objects.as_ref());
         }
         // A bound term the dictionary lacks matches nothing; a pending one
         // matches nothing in this run but says which blocks the next needs.
@@ -491,40 +484,11 @@ impl<'a, S: RangeSource + 'a> StoreDataset<'a, S> {
             _ => None,
         };
         let each = match (&quads, each, graph) {
-            (Some(_), Some(objects), Some(graph)) => Some(each_object([&bounds[0], &bounds[1]], objects, graph)),
+            (Some(_), Some(objects), Some(graph)) => Some(Box::new(EachObject { ranges: QuadRanges { subject: bounds[0].ids(), predicate: bounds[1].ids(), object: None, graph }, objects, next: 1 })),
             _ => None,
         };
         let merged = self.union_default_graph && graph_name == Some(None);
         Scan { store: self.store, quads, each, meter: Arc::clone(&self.meter), merge_graphs: merged.then_some(None), spare: Rc::clone(&self.spare_quads) }
-    }
-
-    /// Narrows a free `object` to what a FILTER allows objects of
-    /// `predicate` (`object_range`); the ids of a lexical form's objects
-    /// when they are read one after another, `object` the first.
-    #[cold]
-    #[inline(never)]
-    fn filtered_objects(&self, predicate: &InternalTerm, object: &mut Bound) -> Option<Rc<[TermId]>> {
-        match self.object_range(predicate)? {
-            ObjectBound::Range(bound) => {
-                *object = bound;
-                None
-            }
-            ObjectBound::Each(ids) => {
-                *object = ids.first().map_or(Bound::Absent, |&id| Bound::Id(id));
-                Some(ids)
-            }
-        }
-    }
-
-    /// Narrows `object` to a top-k restriction's objects when `predicate`
-    /// is the restriction's.
-    #[inline(never)]
-    fn restrict_objects(&self, predicate: Option<&InternalTerm>, object: &mut Bound) {
-        if let (Some(restriction), Some(InternalTerm::Stored(predicate))) = (&self.restriction, predicate)
-            && restriction.predicate == *predicate
-        {
-            *object = restricted(std::mem::replace(object, Bound::Free), restriction.objects.as_ref());
-        }
     }
 }
 
@@ -775,14 +739,6 @@ fn lexical_candidates(lexical: &str, kinds: &LiteralKinds) -> Option<Vec<Term>> 
         .into());
     }
     Some(terms)
-}
-
-/// The objects of a lexical-form FILTER after the first, for the pattern
-/// with this subject and predicate (`StoreDataset::scan`).
-#[cold]
-#[inline(never)]
-fn each_object([subject, predicate]: [&Bound; 2], objects: Rc<[TermId]>, graph: GraphFilter) -> Box<EachObject> {
-    Box::new(EachObject { ranges: QuadRanges { subject: subject.ids(), predicate: predicate.ids(), object: None, graph }, objects, next: 1 })
 }
 
 /// An object bound narrowed to a top-k restriction's ids (`None`: nothing).
