@@ -141,26 +141,28 @@ impl PermutationKeys {
 
     /// A cursor at the first key whose leading components are ≥ `prefix`.
     pub fn seek(&self, prefix: &[TermId]) -> RowCursor {
-        self.seek_from(None, prefix).at
+        self.landing(prefix).at
     }
 
-    /// [`Self::seek`], starting from where an earlier seek in this block
-    /// landed when every row before that is below `prefix`: lookups of one
-    /// block walk on from the last instead of from a restart when ahead of
-    /// it, or at most one row behind it, as for a for-loop join that looks
-    /// up (s, p1) then (s, p2), p2 < p1 (issue 14: a for-loop join looks a
-    /// pattern up per outer row, and a seek was a sixth of such a query).
-    pub fn seek_from(&self, from: Option<&Landing>, prefix: &[TermId]) -> Landing {
+    /// Where [`Self::seek`] lands, for later seeks to go on from
+    /// ([`Self::seek_on`]).
+    pub fn landing(&self, prefix: &[TermId]) -> Landing {
         let first = self.first();
-        let mut landing = from.copied().unwrap_or(Landing { at: first, before: first });
+        let mut landing = Landing { at: first, before: first };
         self.seek_on(&mut landing, prefix);
         landing
     }
 
-    /// [`Self::seek_from`] `landing`, the new landing written over it: a
-    /// returned `Landing` stored over the old one was a 112-byte
+    /// [`Self::seek`], starting from where an earlier seek in this block
+    /// landed (`landing`) when every row before that is below `prefix`,
+    /// the new landing written over it: lookups of one block walk on from
+    /// the last instead of from a restart when ahead of it, or at most one
+    /// row behind it, as for a for-loop join that looks up (s, p1) then
+    /// (s, p2), p2 < p1 (issue 14: a for-loop join looks a pattern up per
+    /// outer row, and a seek was a sixth of such a query). Written in
+    /// place: a returned `Landing` stored over the old one was a 112-byte
     /// `memory.copy` per placed lookup in the Worker's wasm, a call out of
-    /// V8's code (issue 14).
+    /// V8's code.
     pub fn seek_on(&self, landing: &mut Landing, prefix: &[TermId]) {
         let bound = prefix.len().min(4);
         let below = |key: &Key| key[..bound] < prefix[..bound];
@@ -318,15 +320,14 @@ mod tests {
         // finds, whichever way the second prefix lies from the first.
         let prefixes: Vec<&[TermId]> = keys.iter().step_by(7).flat_map(|key| [&key[..1], &key[..2], &key[..3], &key[..]]).collect();
         for (i, first) in prefixes.iter().enumerate() {
-            let landing = compact.seek_from(None, first);
+            let landing = compact.landing(first);
             assert_eq!(landing.at, compact.seek(first));
             for second in prefixes.iter().skip(i.saturating_sub(3)).take(7).chain([&&[][..], &&[0, 0][..], &&[u64::MAX][..]]) {
-                let mut cursor = compact.seek_from(Some(&landing), second).at;
-                let expected = keys.partition_point(|k| k[..second.len()] < **second);
-                assert_eq!(cursor.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}");
                 let mut on = landing;
                 compact.seek_on(&mut on, second);
-                assert_eq!(on.at.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}, in place");
+                assert_eq!(on.at, compact.seek(second), "{first:?} then {second:?}: as from the block's start");
+                let expected = keys.partition_point(|k| k[..second.len()] < **second);
+                assert_eq!(on.at.next(compact), keys.get(expected).copied(), "{first:?} then {second:?}");
             }
         }
         assert!(compact.heap_bytes() * 2 < keys.len() * std::mem::size_of::<Key>(), "{}", compact.heap_bytes());

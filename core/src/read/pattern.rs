@@ -286,7 +286,7 @@ impl<S: RangeSource> Iterator for QuadIter<'_, S> {
             let Some(number) = self.blocks.as_mut().and_then(Iterator::next) else { break };
             match self.store.permutation_block(self.permutation, number) {
                 Ok(keys) => {
-                    let landing = keys.seek_from(None, &self.low[..bound]);
+                    let landing = keys.landing(&self.low[..bound]);
                     if self.read_blocks == 0 && self.exact && bound > 0 && matches!(&self.planned, Some(Blocks::Run(run)) if run.len() == 1) {
                         self.store.place_keys(self.permutation, number, &keys, landing);
                     }
@@ -315,7 +315,7 @@ pub(super) struct KeysPlace {
     first: Key,
     next: Option<Key>,
     number: usize,
-    /// Where the last lookup's seek landed ([`PermutationKeys::seek_from`]).
+    /// Where the last lookup's seek landed ([`PermutationKeys::seek_on`]).
     landing: Landing,
 }
 
