@@ -654,11 +654,15 @@ impl Optimizer {
             GraphPattern::LeftJoin {
                 left,
                 right,
-                expression,
+                mut expression,
                 ..
             } => {
                 let left = Self::reorder_joins(*left, input_types);
                 let left_types = infer_graph_pattern_types(&left, input_types.clone());
+                // rete: so are those of an EXISTS in the OPTIONAL's filter, checked on a joined row
+                // (PATCH.md change 2)
+                let joined_types = infer_graph_pattern_types(&right, left_types.clone());
+                Self::reorder_exists_joins(&mut expression, &joined_types);
                 #[cfg(feature = "sep-0006")]
                 {
                     let initial_right_types =

@@ -65,7 +65,7 @@ fn step_hooks_past_the_planning_bound_keep_the_written_order() {
 /// vendor/sparopt/PATCH.md change 2: the joins inside an `EXISTS` are ordered for the rows it
 /// is checked against, a for-loop join from the row's `?x` (upstream kept the written order
 /// and read every `?y :age ?a` again for each row), and `FILTER EXISTS`, `FILTER NOT EXISTS`
-/// and `BIND(EXISTS …)` answer as before.
+/// `BIND(EXISTS …)` and an `EXISTS` in an `OPTIONAL`'s filter answer as before.
 #[test]
 fn an_exists_pattern_joins_from_the_variables_of_its_row() {
     let exists = "?x a :Person FILTER EXISTS { ?y :age ?a . ?x :knows ?y }";
@@ -80,4 +80,6 @@ fn an_exists_pattern_joins_from_the_variables_of_its_row() {
     let expected: BTreeSet<Vec<String>> =
         [("<:alice>", "true"), ("<:bob>", "false"), ("<:carol>", "true")].iter().map(|(x, e)| vec![x.to_string(), boolean(e)]).collect();
     assert_eq!(bound, expected);
+    let optional = "SELECT ?x ?y { ?x a :Person OPTIONAL { ?x :knows ?y FILTER EXISTS { ?z :age ?a . ?y :knows ?z } } }";
+    assert_eq!(rows(optional), set(&[&["<:alice>", "<:carol>"], &["<:bob>", "<:carol>"], &["<:carol>", "<:alice>"]]));
 }
