@@ -654,11 +654,15 @@ impl Optimizer {
             GraphPattern::LeftJoin {
                 left,
                 right,
-                expression,
+                mut expression,
                 ..
             } => {
                 let left = Self::reorder_joins(*left, input_types);
                 let left_types = infer_graph_pattern_types(&left, input_types.clone());
+                // rete: so are those of an EXISTS in the OPTIONAL's filter, checked on a joined row
+                // (PATCH.md change 2)
+                let joined_types = infer_graph_pattern_types(&right, left_types.clone());
+                Self::reorder_exists_joins(&mut expression, &joined_types);
                 #[cfg(feature = "sep-0006")]
                 {
                     let initial_right_types =
@@ -723,15 +727,24 @@ impl Optimizer {
             }
             GraphPattern::Extend {
                 inner,
-                expression,
+                mut expression,
                 variable,
-            } => GraphPattern::extend(
-                Self::reorder_joins(*inner, input_types),
-                variable,
-                expression,
-            ),
-            GraphPattern::Filter { inner, expression } => {
-                GraphPattern::filter(Self::reorder_joins(*inner, input_types), expression)
+            } => {
+                let inner = Self::reorder_joins(*inner, input_types);
+                // rete: an EXISTS pattern's joins are ordered too (PATCH.md change 2)
+                let inner_types = infer_graph_pattern_types(&inner, input_types.clone());
+                Self::reorder_exists_joins(&mut expression, &inner_types);
+                GraphPattern::extend(inner, variable, expression)
+            }
+            GraphPattern::Filter {
+                inner,
+                mut expression,
+            } => {
+                let inner = Self::reorder_joins(*inner, input_types);
+                // rete: an EXISTS pattern's joins are ordered too (PATCH.md change 2)
+                let inner_types = infer_graph_pattern_types(&inner, input_types.clone());
+                Self::reorder_exists_joins(&mut expression, &inner_types);
+                GraphPattern::filter(inner, expression)
             }
             GraphPattern::Union { inner } => GraphPattern::union_all(
                 inner
@@ -768,6 +781,54 @@ impl Optimizer {
                 variables,
                 aggregates,
             ),
+        }
+    }
+}
+
+impl Optimizer {
+    /// rete (PATCH.md change 2): orders the joins of each EXISTS pattern in `expression`, as
+    /// evaluated once per row of a pattern binding `row_types`. Upstream left them in the order
+    /// written, so `FILTER EXISTS { ?x :p ?c . ?c a :C }` over rows binding `?x` read every
+    /// `?c a :C` again for each row, where a for-loop join from `?x` reads `?x`'s few `?c`.
+    fn reorder_exists_joins(expression: &mut Expression, row_types: &VariableTypes) {
+        match expression {
+            Expression::Exists(pattern) => {
+                let written = std::mem::replace(pattern.as_mut(), GraphPattern::empty_singleton());
+                **pattern = Self::reorder_joins(written, row_types);
+            }
+            Expression::Or(inner)
+            | Expression::And(inner)
+            | Expression::Coalesce(inner)
+            | Expression::FunctionCall(_, inner) => {
+                for e in inner {
+                    Self::reorder_exists_joins(e, row_types);
+                }
+            }
+            Expression::Equal(a, b)
+            | Expression::SameTerm(a, b)
+            | Expression::Greater(a, b)
+            | Expression::GreaterOrEqual(a, b)
+            | Expression::Less(a, b)
+            | Expression::LessOrEqual(a, b)
+            | Expression::Add(a, b)
+            | Expression::Subtract(a, b)
+            | Expression::Multiply(a, b)
+            | Expression::Divide(a, b) => {
+                Self::reorder_exists_joins(a, row_types);
+                Self::reorder_exists_joins(b, row_types);
+            }
+            Expression::UnaryPlus(a) | Expression::UnaryMinus(a) | Expression::Not(a) => {
+                Self::reorder_exists_joins(a, row_types);
+            }
+            Expression::If(a, b, c) => {
+                Self::reorder_exists_joins(a, row_types);
+                Self::reorder_exists_joins(b, row_types);
+                Self::reorder_exists_joins(c, row_types);
+            }
+            Expression::NamedNode(_)
+            | Expression::Literal(_)
+            | Expression::Variable(_)
+            | Expression::Bound(_) => (),
         }
     }
 }

@@ -61,3 +61,25 @@ fn step_hooks_past_the_planning_bound_keep_the_written_order() {
     let at: Vec<usize> = (0..55).map(|i| hooked.find(&format!("?x{i} <http://example.org/next> ?x{}", i + 1)).unwrap_or_else(|| panic!("step {i} in {hooked}"))).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{hooked}");
 }
+
+/// vendor/sparopt/PATCH.md change 2: the joins inside an `EXISTS` are ordered for the rows it
+/// is checked against, a for-loop join from the row's `?x` (upstream kept the written order
+/// and read every `?y :age ?a` again for each row), and `FILTER EXISTS`, `FILTER NOT EXISTS`
+/// `BIND(EXISTS …)` and an `EXISTS` in an `OPTIONAL`'s filter answer as before.
+#[test]
+fn an_exists_pattern_joins_from_the_variables_of_its_row() {
+    let exists = "?x a :Person FILTER EXISTS { ?y :age ?a . ?x :knows ?y }";
+    let parsed = SparqlParser::new().parse_query(&format!("{PREFIX}SELECT ?x {{ {exists} }}")).unwrap();
+    let Query::Select { pattern, .. } = parsed else { panic!("a SELECT") };
+    let planned = format!("{:?}", sparopt::Optimizer::optimize_graph_pattern((&pattern).into()));
+    assert!(planned.contains("Lateral"), "{planned}");
+    assert_eq!(rows(&format!("SELECT ?x {{ {exists} }}")), set(&[&["<:alice>"], &["<:carol>"]]));
+    assert_eq!(rows("SELECT ?x { ?x a :Person FILTER NOT EXISTS { ?y :age ?a . ?x :knows ?y } }"), set(&[&["<:bob>"]]));
+    let bound = rows("SELECT ?x ?e { ?x a :Person BIND(EXISTS { ?y :age ?a . ?x :knows ?y } AS ?e) }");
+    let boolean = |b: &str| format!("\"{b}\"^^<http://www.w3.org/2001/XMLSchema#boolean>");
+    let expected: BTreeSet<Vec<String>> =
+        [("<:alice>", "true"), ("<:bob>", "false"), ("<:carol>", "true")].iter().map(|(x, e)| vec![x.to_string(), boolean(e)]).collect();
+    assert_eq!(bound, expected);
+    let optional = "SELECT ?x ?y { ?x a :Person OPTIONAL { ?x :knows ?y FILTER EXISTS { ?z :age ?a . ?y :knows ?z } } }";
+    assert_eq!(rows(optional), set(&[&["<:alice>", "<:carol>"], &["<:bob>", "<:carol>"], &["<:carol>", "<:alice>"]]));
+}
